@@ -1,0 +1,35 @@
+# robust_ref: two commands on a fresh machine (see README.md)
+#   make book   re-execute every notebook with papermill and build the offline docs site in _docs/
+#   make test   everything CI runs: nbdev_test, pytest (notebooks via papermill, estimator checks, docs build, ...)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+FULL   ?=
+
+.PHONY: book test venv bench clean
+
+$(STAMP): settings.ini setup.py
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "== installing robust_ref and its dev tools into $(VENV) (first time ~1-2 min) =="
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+book: $(STAMP)
+	$(PY) tools/book.py all $(if $(FULL),--full)
+
+test: $(STAMP)
+	@echo "== nbdev_test: every notebook's own checks =="
+	$(VENV)/bin/nbdev_test --n_workers 2 --path nbs
+	@echo "== pytest: papermill re-execution, estimator checks, properties, bad input, export sync, docs =="
+	$(PY) -m pytest tests -ra
+
+bench: $(STAMP)
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf _docs _proc _run .pytest_cache .hypothesis
