@@ -63,3 +63,12 @@ def test_figures_are_embedded(site):
             assert text.count("data:image/png;base64,") >= n_png, f"{nb.name}: {n_png} figures, not all embedded"
         assert not re.search(r'<img[^>]+src="(?!data:|https?:)', text), f"{nb.name}: image refers to a local file"
     assert n_with_figures >= 1, "the book should contain at least one figure"
+
+
+def test_math_typesets_offline(site):
+    "MathJax is copied into the site and every page loads it from there, not from a CDN."
+    out, _ = site
+    assert (out / "mathjax" / "MathJax.js").exists()
+    for nb in book.notebooks():
+        text = (out / book.page_name(nb)).read_text()
+        assert 'src="mathjax/MathJax.js' in text, f"{nb.name}: MathJax not served locally"

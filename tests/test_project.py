@@ -85,3 +85,18 @@ def test_pins_in_settings():
     ini = (ROOT / "settings.ini").read_text()
     for pin in ["nbdev==2.4.14", "execnb==0.1.18", "fastcore==1.12.4"]: assert pin in ini
     assert re.search(r"^allowed_cell_metadata_keys\s*=\s*tags", ini, flags=re.M)
+
+
+def test_imports_live_in_cells_of_their_own():
+    "nbdev's docs processor re-runs every cell containing an import; mixed cells break the docs build."
+    import ast
+    bad = []
+    for p in sorted((ROOT / "nbs").glob("*.ipynb")):
+        for i, c in enumerate(nbformat.read(p, as_version=4).cells):
+            if c.cell_type != "code" or re.search(r"^#\|\s*(export|exports|exporti|hide)\b", c.source, flags=re.M):
+                continue
+            try: body = ast.parse(c.source).body
+            except SyntaxError: continue
+            kinds = {isinstance(s, (ast.Import, ast.ImportFrom)) for s in body}
+            if kinds == {True, False}: bad.append(f"{p.name} cell {i}")
+    assert not bad, f"split imports into their own cells (python tools/nbtool.py split-imports NB): {bad}"

@@ -94,7 +94,7 @@ def _frontmatter(nb) -> dict:
     "Title/description from the raw YAML cell nbdev's FrontmatterProc inserts."
     import yaml
     for cell in nb.cells:
-        if cell.cell_type == "raw" and cell.source.lstrip().startswith("---"):
+        if _is_frontmatter(cell):
             body = cell.source.strip().strip("-")
             try: return yaml.safe_load(body) or {}
             except Exception: return {}
@@ -111,24 +111,75 @@ def process_for_docs(executed: Path):
     os.chdir(NBS)  # show_doc cells are re-run where the notebook lives
     try: FilterDefaults()(nb)
     finally: os.chdir(cwd)
-    d = _nb_to_dict(nb)
-    return d, _frontmatter(d)
+    return _nb_to_dict(nb)
 
 
 def _nb_to_dict(nb):
-    "execnb's notebook -> an nbformat node (multi-line strings rejoined; cells emptied by processors dropped)."
+    "execnb's notebook -> (nbformat node, frontmatter); strings rejoined, emptied and frontmatter cells dropped."
     import nbformat
     from execnb.nbio import nb2str
     d = nbformat.reads(nb2str(nb), as_version=4)
-    d.cells = [c for c in d.cells if c.get("source")]
-    for c in d.cells: c.pop("idx_", None)
-    return d
+    fm = _frontmatter(d)
+    d.cells = [c for c in d.cells if c.get("source") and not _is_frontmatter(c)]
+    for c in d.cells:
+        c.pop("idx_", None)
+        if c.cell_type == "code": _apply_quarto_directives(c)
+    return d, fm
+
+
+def _is_frontmatter(cell) -> bool:
+    return cell.cell_type == "raw" and cell.source.lstrip().startswith("---")
+
+
+_QUARTO_ATTRS = re.compile(r'\{(?:target|style|\.)[^{}\n]*\}')  # link/heading attributes only Quarto understands
+
+
+def _apply_quarto_directives(cell):
+    "Do what Quarto would do with the `#|` options nbdev leaves in: echo/output/include, then drop them."
+    lines = cell.source.splitlines()
+    opts = dict(re.match(r"#\|\s*([\w-]+):?\s*(.*)", l).groups() for l in lines if re.match(r"#\|\s*[\w-]+", l))
+    cell.source = "\n".join(l for l in lines if not l.startswith("#|")).strip("\n")
+    tags = set(cell.metadata.get("tags", []))
+    if opts.get("echo", "").lower() == "false" or not cell.source: tags.add("remove_input")
+    if opts.get("output", "").lower() == "false": tags.add("remove_output")
+    if opts.get("include", "").lower() == "false": tags.add("remove_cell")
+    cell.metadata["tags"] = sorted(tags)
+    for o in cell.get("outputs", []):
+        md = o.get("data", {}).get("text/markdown")
+        if md: o["data"]["text/markdown"] = _QUARTO_ATTRS.sub("", md)
+
+
+# MathJax is served from the site itself (copied from the jupyter-server-mathjax wheel), so formulas
+# typeset offline too; without that package the page falls back to nbconvert's CDN address.
+_MATHJAX_URL = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+
+
+def copy_mathjax(out_dir: Path) -> bool:
+    "Copy MathJax 2 into `out_dir/mathjax`; False (CDN fallback) if jupyter-server-mathjax is absent."
+    global _MATHJAX_URL
+    import shutil
+    try:
+        import jupyter_server_mathjax
+    except ImportError:
+        _MATHJAX_URL = "https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
+        return False
+    src = Path(jupyter_server_mathjax.__file__).parent / "static"
+    if not (out_dir / "mathjax" / "MathJax.js").exists():
+        shutil.copytree(src, out_dir / "mathjax", dirs_exist_ok=True)
+    return True
 
 
 def render_page(nb_dict, fm: dict, name: str, pages: list[tuple[str, str]]) -> str:
     "nbconvert HTML of one notebook, with the site header, sidebar and prev/next links."
     from nbconvert import HTMLExporter
-    exporter = HTMLExporter(template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True)
+    from traitlets.config import Config
+    c = Config()
+    c.TagRemovePreprocessor.enabled = True
+    c.TagRemovePreprocessor.remove_cell_tags = {"remove_cell"}
+    c.TagRemovePreprocessor.remove_input_tags = {"remove_input"}
+    c.TagRemovePreprocessor.remove_all_outputs_tags = {"remove_output"}
+    exporter = HTMLExporter(config=c, template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True,
+                            mathjax_url=_MATHJAX_URL)
     body, _ = exporter.from_notebook_node(nb_dict)
     title = fm.get("title", name)
     nav = "".join(f'<a href="{p}" class="{"current" if p == name else ""}">{html.escape(t)}</a>' for p, t in pages)
@@ -153,6 +204,7 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS) -> list[Path]:
     execs.sort(key=lambda p: (p.stem != "index", p.name))
     if not execs: raise SystemExit(f"no executed notebooks in {run_dir}: run `python tools/book.py run` first")
     out_dir.mkdir(parents=True, exist_ok=True)
+    copy_mathjax(out_dir)
     processed = [(page_name(p), *process_for_docs(p)) for p in execs]
     pages = [(name, fm.get("title", name)) for name, _, fm in processed]
     written = []

@@ -3,6 +3,7 @@
     python tools/nbtool.py py2nb nbs/_src/00_core.py nbs/00_core.ipynb
     python tools/nbtool.py nb2py nbs/00_core.ipynb /tmp/00_core.py
 
+py2nb also moves top-level imports of non-exported cells into cells of their own (see split_imports).
 Cell markers: `# %%` (code), `# %% [markdown]` (markdown, each line prefixed `# `),
 optional tags: `# %% tags=["parameters", "skip-execution"]`.
 The notebook stays the source of truth; this only makes editing it in a text editor easy.
@@ -46,6 +47,7 @@ def py2nb(src: str, dst: str):
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"display_name": "python3", "language": "python", "name": "python3"}
     nbformat.write(nb, dst)
+    split_imports(dst)  # nbdev's docs processor needs imports in cells of their own
 
 
 def nb2py(src: str, dst: str):
@@ -65,6 +67,33 @@ def nb2py(src: str, dst: str):
     Path(dst).write_text("\n".join(out) + "\n")
 
 
+def split_imports(path: str) -> int:
+    """Move top-level imports of non-exported code cells into a cell of their own (nbdev's docs processor
+    re-executes every cell that contains an import; mixed cells then fail for lack of notebook state)."""
+    import ast
+    nb = nbformat.read(path, as_version=4)
+    out, n = [], 0
+    for c in nb.cells:
+        if c.cell_type != "code" or re.search(r"^#\|\s*(export|exports|exporti|hide)\b", c.source, flags=re.M):
+            out.append(c); continue
+        try: tree = ast.parse(c.source)
+        except SyntaxError: out.append(c); continue
+        imps = [s for s in tree.body if isinstance(s, (ast.Import, ast.ImportFrom))]
+        rest = [s for s in tree.body if not isinstance(s, (ast.Import, ast.ImportFrom))]
+        if not imps or not rest: out.append(c); continue
+        lines = c.source.splitlines()
+        imp_lines = {i for s in imps for i in range(s.lineno - 1, s.end_lineno)}
+        directives = [l for l in lines if l.startswith("#|")]
+        out.append(nbformat.v4.new_code_cell("\n".join(directives + [lines[i] for i in sorted(imp_lines)])))
+        c.source = "\n".join(l for i, l in enumerate(lines) if i not in imp_lines).strip("\n")
+        out.append(c); n += 1
+    nb.cells = out
+    nbformat.write(nb, path)
+    return n
+
+
 if __name__ == "__main__":
-    cmd, a, b = sys.argv[1:4]
-    {"py2nb": py2nb, "nb2py": nb2py}[cmd](a, b)
+    cmd, *args = sys.argv[1:]
+    if cmd == "split-imports":
+        for a in args: print(a, split_imports(a), "cells split")
+    else: {"py2nb": py2nb, "nb2py": nb2py}[cmd](*args)
