@@ -7,6 +7,11 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 FULL   ?=
+# One BLAS thread per process: the book runs two notebooks / test workers on two cores, and
+# multi-threaded BLAS on tiny vectors is slower (measured in benchmarks/bench_adaboost.py).
+export OMP_NUM_THREADS ?= 1
+export OPENBLAS_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
 
 .PHONY: book test venv bench clean
 
