@@ -1,0 +1,185 @@
+"""Column generation on a boosting master LP: warm-started `MasterLP` vs rebuilding and solving from scratch.
+
+Usage (from the repository root):
+
+    .venv/bin/python benchmarks/bench_lp.py                       # both masters, diabetes (n = 768), 200 rounds
+    .venv/bin/python benchmarks/bench_lp.py --master lpboost --rounds 100
+
+What is timed. A column sequence is generated once, by a real column-generation run on the warm
+master: each round a CART tree (max_leaf_nodes=11) is fitted to a weighted bootstrap resample drawn
+with the current dual weights (the RMBoost authors' "official mode": no early stop, so all rounds
+add a column). The LP work of every round is then timed three ways on exactly the same LPs:
+
+* warm     -- one `MasterLP` alive for the whole run: add the round's column(s), `solve()` from the
+              previous basis (this is what `robust_ref` does; dual simplex for the RMBoost master,
+              primal simplex for the LPBoost master, the faster choice for each);
+* highspy  -- build a new `MasterLP` from all columns so far and solve it cold with HiGHS's
+              defaults (presolve, HiGHS chooses the algorithm);
+* linprog  -- build the dense inequality-form matrices and call
+              `scipy.optimize.linprog(method="highs")`, the way the RMBoost authors' script does it.
+
+Every round's objective is compared across the three (they solve the same LP). No assertions on
+time: the ratios are printed side by side.
+"""
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import linprog
+from sklearn.tree import DecisionTreeClassifier
+
+from robust_ref.lp import LPBoostMaster, MasterLP
+
+DATA = Path(__file__).resolve().parents[1] / "robust_ref" / "data"
+
+
+def load(name):
+    df = pd.read_csv(DATA / f"{name}.csv")
+    X = df.drop(columns="label").to_numpy(float)
+    y = np.where(df["label"].to_numpy() == np.unique(df["label"])[1], 1.0, -1.0)
+    return X, y
+
+
+def bootstrap_tree_rule(X, signed, rng):
+    "CART with 11 leaves on a weighted bootstrap by |signed| with labels sign(signed); returns h(X) in ±1."
+    w = np.abs(signed); lab = np.where(signed >= 0, 1.0, -1.0)
+    idx = rng.choice(len(X), len(X), replace=True, p=w / w.sum())
+    if np.unique(lab[idx]).size < 2: return np.full(len(X), lab[idx][0])
+    tree = DecisionTreeClassifier(max_leaf_nodes=11, random_state=int(rng.integers(2**31 - 1)))
+    return tree.fit(X[idx], lab[idx]).predict(X).astype(float)
+
+
+# ---------------------------------------------------------------------------------------------- LPBoost
+def lpboost_warm(X, y, rounds, nu, seed):
+    "Real column generation on the warm master; returns the column sequence, per-round LP times and objectives."
+    rng = np.random.default_rng(seed)
+    n = len(y); D = np.full(n, 1 / (nu * n))
+    t0 = time.perf_counter(); master = LPBoostMaster(y, D); t_build = time.perf_counter() - t0
+    u = np.full(n, 1 / n)
+    H, times, objs, iters = [], [], [], []
+    for _ in range(rounds):
+        h = bootstrap_tree_rule(X, u * y, rng)
+        H.append(h)
+        t0 = time.perf_counter()
+        master.add_rule(h); sol = master.solve()
+        times.append(time.perf_counter() - t0)
+        u = sol["u"]; objs.append(sol["objective"]); iters.append(sol["iterations"])
+    times[0] += t_build
+    return np.column_stack(H), np.array(times), np.array(objs), np.array(iters)
+
+
+def lpboost_cold_highspy(H, y, nu, k):
+    "Rebuild the LPBoost primal with k rules (columns ρ, ξ, a) as a new MasterLP, HiGHS defaults, and solve it cold."
+    n = len(y)
+    c = np.r_[1.0, np.full(n, -1 / (nu * n)), np.zeros(k)]
+    A = np.r_[np.c_[-np.ones(n), np.eye(n), y[:, None] * H[:, :k]], np.r_[0.0, np.zeros(n), np.ones(k)][None]]
+    lb = np.r_[-np.inf, np.zeros(n + k)]
+    lp = MasterLP.from_arrays(c, A, np.r_[np.zeros(n), 1.0], np.r_[np.full(n, np.inf), 1.0], lb, np.inf,
+                              sense="max", algorithm="auto")
+    return lp.solve().objective
+
+
+def lpboost_cold_linprog(H, y, nu, k):
+    "The LPBoost primal in linprog's form (min -ρ + DΣξ, -y_i H_i a - ξ_i + ρ ≤ 0, Σa = 1), dense, from scratch."
+    n = len(y); D = 1 / (nu * n)
+    c = np.r_[-1.0, np.full(n, D), np.zeros(k)]
+    A_ub = np.c_[np.ones(n), -np.eye(n), -y[:, None] * H[:, :k]]
+    A_eq = np.r_[0.0, np.zeros(n), np.ones(k)][None]
+    r = linprog(c, A_ub=A_ub, b_ub=np.zeros(n), A_eq=A_eq, b_eq=[1.0],
+                bounds=[(None, None)] + [(0, None)] * (n + k), method="highs")
+    assert r.status == 0, r.message
+    return -r.fun
+
+
+# ---------------------------------------------------------------------------------------------- RMBoost
+def rmboost_warm(X, y, rounds, seed):
+    "RMBoost master (spec §3.1): ranged rows -1/2 ≤ Φμ ≤ 1/2, columns ±v, cost ∓τ + λ; duals → weights p."
+    rng = np.random.default_rng(seed)
+    n = len(y); lam = 1 / np.sqrt(n)
+    t0 = time.perf_counter(); lp = MasterLP(np.full(n, -0.5), np.full(n, 0.5), offset=0.5)
+    t_build = time.perf_counter() - t0
+    p = y / n
+    H, times, objs, iters = [], [], [], []
+    for _ in range(rounds):
+        v = bootstrap_tree_rule(X, p, rng)
+        H.append(v); tau = y @ v / n
+        t0 = time.perf_counter()
+        lp.add_column(-tau + lam, v); lp.add_column(tau + lam, -v); res = lp.solve()
+        times.append(time.perf_counter() - t0)
+        p = y / n + res.row_dual            # p = y/n - (α - β) with α - β = -row_dual
+        objs.append(res.objective); iters.append(res.iterations)
+    times[0] += t_build
+    return np.column_stack(H), np.array(times), np.array(objs), np.array(iters)
+
+
+def rmboost_arrays(H, y, k):
+    n = len(y); lam = 1 / np.sqrt(n)
+    Phi = H[:, :k]; tau = y @ Phi / n
+    return np.r_[-tau + lam, tau + lam], np.c_[Phi, -Phi]
+
+
+def rmboost_cold_highspy(H, y, k):
+    n = len(y)
+    c, M = rmboost_arrays(H, y, k)
+    return MasterLP.from_arrays(c, M, np.full(n, -0.5), np.full(n, 0.5), offset=0.5, algorithm="auto").solve().objective
+
+
+def rmboost_cold_linprog(H, y, k):
+    "The authors' encoding: A_ub = [Φ -Φ; -Φ Φ; -I 0; 0 -I] (2n + 2t rows), b_ub = [½; ½; 0; 0]."
+    n = len(y)
+    c, M = rmboost_arrays(H, y, k)
+    A_ub = np.r_[M, -M, -np.eye(2 * k)]
+    b_ub = np.r_[np.full(2 * n, 0.5), np.zeros(2 * k)]
+    r = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=(None, None), method="highs")
+    assert r.status == 0, r.message
+    return r.fun + 0.5
+
+
+# ---------------------------------------------------------------------------------------------- driver
+def run(master, X, y, rounds, nu, seed, every):
+    if master == "lpboost":
+        H, t_warm, obj, iters = lpboost_warm(X, y, rounds, nu, seed)
+        cold = {"highspy": lambda k: lpboost_cold_highspy(H, y, nu, k),
+                "linprog": lambda k: lpboost_cold_linprog(H, y, nu, k)}
+    else:
+        H, t_warm, obj, iters = rmboost_warm(X, y, rounds, seed)
+        cold = {"highspy": lambda k: rmboost_cold_highspy(H, y, k),
+                "linprog": lambda k: rmboost_cold_linprog(H, y, k)}
+    t_cold = {name: np.zeros(rounds) for name in cold}
+    worst = 0.0
+    for k in range(1, rounds + 1):
+        for name, f in cold.items():
+            t0 = time.perf_counter(); o = f(k); t_cold[name][k - 1] = time.perf_counter() - t0
+            worst = max(worst, abs(o - obj[k - 1]))
+    print(f"\n== {master} master, n = {len(y)}, {rounds} rounds "
+          f"(max |objective difference| warm vs cold over all rounds: {worst:.1e}) ==")
+    print(f"{'round':>5} {'warm ms':>9} {'pivots':>6} {'highspy ms':>11} {'linprog ms':>11} {'x highspy':>10} {'x linprog':>10}")
+    for k in list(range(every - 1, rounds, every)):
+        w, a, b = t_warm[k] * 1e3, t_cold["highspy"][k] * 1e3, t_cold["linprog"][k] * 1e3
+        print(f"{k + 1:>5} {w:>9.2f} {iters[k]:>6d} {a:>11.2f} {b:>11.2f} {a / w:>10.1f} {b / w:>10.1f}")
+    W, A, B = t_warm.sum(), t_cold["highspy"].sum(), t_cold["linprog"].sum()
+    print(f"{'total':>5} {W:>8.2f}s {iters.sum():>6d} {A:>10.2f}s {B:>10.2f}s {A / W:>10.1f} {B / W:>10.1f}")
+    return dict(master=master, n=len(y), rounds=rounds, warm_s=W, cold_highspy_s=A, cold_linprog_s=B,
+                ratio_highspy=A / W, ratio_linprog=B / W, max_obj_diff=worst)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default="diabetes")
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--nu", type=float, default=0.1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--every", type=int, default=20, help="print every k-th round")
+    ap.add_argument("--master", choices=["lpboost", "rmboost", "both"], default="both")
+    args = ap.parse_args(argv)
+    X, y = load(args.data)
+    masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
+    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every) for m in masters]
+    print("\nsummary (cold time / warm time, LP work only):")
+    print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+
+
+if __name__ == "__main__":
+    main()
