@@ -31,7 +31,7 @@ test: $(STAMP)
 	@echo "== nbdev_test: every notebook's own checks =="
 	$(VENV)/bin/nbdev_test --n_workers 2 --path nbs
 	@echo "== pytest: papermill re-execution, estimator checks, properties, bad input, export sync, docs =="
-	$(PY) -m pytest tests -ra
+	$(PY) -m pytest tests -ra -n 2 --durations=15
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

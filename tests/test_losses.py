@@ -335,7 +335,7 @@ def test_conditional_risk_formula_and_broadcasting():
     (HingeLoss(), lambda e: np.sign(2 * e - 1)), (RampLoss(), lambda e: np.sign(2 * e - 1)),
     (UnhingedLoss(), lambda e: np.sign(2 * e - 1)), (SavageLoss(), lambda e: 0.5 * np.log(e / (1 - e))),
     (TwoRobustLoss(), lambda e: np.log(e / (1 - e))), (AlphaLoss(3.0), lambda e: 3 * np.log(e / (1 - e))),
-    (GammaRobustLoss(1.5, a=2.0), lambda e: np.log(e / (1 - e)) / 1.0)], ids=repr)
+    (GammaRobustLoss(1.5, a=2.0), lambda e: np.log(e / (1 - e)) / 1.0)], ids=lambda p: "closed_form" if type(p).__name__ == "function" else repr(p))
 def test_conditional_minimizer_closed_and_numeric(loss, vstar):
     eta = np.array([0.05, 0.2, 0.45, 0.6, 0.85, 0.97])
     np.testing.assert_allclose(conditional_minimizer(loss, eta), vstar(eta), rtol=1e-12, atol=1e-12)

@@ -1,0 +1,130 @@
+"""RMBoost fit cost: column generation on the warm-started HiGHS master vs rebuilding and re-solving the LP from
+scratch every round (the authors' approach), at K rounds on `credit` and `diabetes` (n ≈ 700); then how fit time
+grows with n (subsamples of `magic`) and with K. Prints tables (and ratios side by side); never asserts.
+
+    .venv/bin/python benchmarks/bench_rmboost.py [--rounds 200] [--datasets credit diabetes] [--sizes 100 300 1000 3000 5000]
+                                                 [--scaling-rounds 50] [--k-grid 25 50 100 200] [--linprog-every 0]
+                                                 [--blas-threads 1] [--plot scaling.png]
+
+The from-scratch path re-solves, at every round, the LP with exactly the columns the warm run had at that round, so
+both paths solve the same 200 LPs and must give the same R (reported: max |ΔR| over the rounds). `--linprog-every m`
+also solves every m-th of those LPs with scipy's linprog in the official code's formulation (A_ub with 2n rows) and
+extrapolates its total. BLAS is limited to one thread (threadpoolctl), as in bench_adaboost.py.
+"""
+import argparse
+import time
+
+import numpy as np
+from scipy.optimize import linprog
+from threadpoolctl import threadpool_limits
+
+from robust_ref.datasets import load_dataset
+from robust_ref.learners import rule_matrix
+from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
+
+
+def warm_fit(X, y, rounds, seed=0):
+    "Fit RMBoost (official mode, resampled ≤11-leaf trees) with the warm-started master; returns (model, wall seconds)."
+    t0 = time.perf_counter()
+    model = RMBoostClassifier(n_rounds=rounds, random_state=seed).fit(X, y)
+    return model, time.perf_counter() - t0
+
+
+def scratch_solves(model, X, y_pm):
+    "Re-solve every round's LP from scratch (new HiGHS model each time); returns (seconds, max |ΔR|, pivots)."
+    V = rule_matrix(model.rules_, X)
+    lam = model.lam_
+    total, gap, pivots = 0.0, 0.0, 0
+    for k in range(1, len(model.risk_path_)):
+        act = np.flatnonzero(model.active_path_[k])
+        if act.size == 0: continue
+        m = RMBoostMaster(y_pm, warm_start=False)
+        m.add_rules(V[:, act], lam[act])
+        sol = m.solve()                               # seconds include building the LP, as the authors do
+        total += sol.seconds; pivots += sol.iterations
+        gap = max(gap, abs(sol.risk - model.risk_path_[k]))
+    return total, gap, pivots
+
+
+def linprog_solves(model, X, y_pm, every):
+    "The official code's formulation with scipy linprog on every `every`-th round; returns extrapolated seconds, max |ΔR|."
+    V = rule_matrix(model.rules_, X)
+    n = len(y_pm)
+    total, gap, done = 0.0, 0.0, 0
+    ks = range(every, len(model.risk_path_), every)
+    for k in ks:
+        act = np.flatnonzero(model.active_path_[k])
+        t0 = time.perf_counter()
+        Phi = V[:, act]; tau = Phi.T @ y_pm / n; lam = model.lam_[act]
+        A = np.vstack([np.hstack([Phi, -Phi]), np.hstack([-Phi, Phi])])
+        r = linprog(np.r_[lam - tau, lam + tau], A_ub=A, b_ub=np.full(2 * n, 0.5), bounds=(0, None), method="highs")
+        total += time.perf_counter() - t0; done += 1
+        gap = max(gap, abs(r.fun + 0.5 - model.risk_path_[k]))
+    return total * (len(model.risk_path_) - 1) / max(done, 1), gap
+
+
+def compare(name, rounds, linprog_every):
+    X, y = load_dataset(name, missing="impute", return_X_y=True)
+    model, wall = warm_fit(X, y, rounds)
+    y_pm = np.where(y == model.classes_[1], 1.0, -1.0)
+    cold_s, gap, cold_piv = scratch_solves(model, X, y_pm)
+    lp, learn = model.lp_seconds_, model.learner_seconds_
+    print(f"\n{name}: n = {len(y)}, d = {X.shape[1]}, K = {rounds}, {len(model.rules_)} rules, R = {model.minimax_risk_:.6f}")
+    print(f"  fit wall time                 {wall:8.2f} s")
+    print(f"  base learner (trees)          {learn:8.2f} s  ({learn / wall:5.1%} of fit)")
+    print(f"  LP, warm-started master       {lp:8.2f} s  ({lp / wall:5.1%} of fit; {model.lp_iterations_} simplex pivots)")
+    print(f"  LP, rebuilt + solved cold     {cold_s:8.2f} s  ({cold_piv} pivots)")
+    print(f"  ratio cold / warm LP time     {cold_s / lp:8.1f}×  (target ≥ 20×)")
+    print(f"  LP share ≤ learner share?     {lp <= learn}  (LP {lp / wall:.1%} vs learner {learn / wall:.1%})")
+    print(f"  max |R_warm − R_cold| over rounds {gap:.1e}  (target ≤ 1e-7)")
+    if linprog_every:
+        lp_s, lp_gap = linprog_solves(model, X, y_pm, linprog_every)
+        print(f"  LP, linprog A_ub form (extrap.) {lp_s:6.2f} s  → ratio {lp_s / lp:.1f}×; max |ΔR| {lp_gap:.1e}")
+
+
+def scaling(sizes, rounds, k_grid, plot):
+    X, y = load_dataset("magic", return_X_y=True)
+    rng = np.random.default_rng(0)
+    rows_n = []
+    print(f"\nfit time vs n (magic subsamples, K = {rounds}):\n       n   fit s    LP s  learner s  pivots")
+    for n in sizes:
+        idx = rng.choice(len(y), n, replace=False)
+        m, wall = warm_fit(X[idx], y[idx], rounds)
+        rows_n.append((n, wall, m.lp_seconds_, m.learner_seconds_))
+        print(f"  {n:6d} {wall:7.2f} {m.lp_seconds_:7.2f} {m.learner_seconds_:10.2f} {m.lp_iterations_:7d}")
+    Xc, yc = load_dataset("credit", missing="impute", return_X_y=True)
+    rows_k = []
+    print(f"\nfit time vs K (credit, n = {len(yc)}):\n       K   fit s    LP s  learner s  pivots")
+    for K in k_grid:
+        m, wall = warm_fit(Xc, yc, K)
+        rows_k.append((K, wall, m.lp_seconds_, m.learner_seconds_))
+        print(f"  {K:6d} {wall:7.2f} {m.lp_seconds_:7.2f} {m.learner_seconds_:10.2f} {m.lp_iterations_:7d}")
+    if plot:
+        import matplotlib; matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(1, 2, figsize=(8, 3))
+        for j, lab in ((1, "fit"), (2, "LP"), (3, "learner")):
+            ax[0].loglog([r[0] for r in rows_n], [r[j] for r in rows_n], "o-", label=lab)
+            ax[1].plot([r[0] for r in rows_k], [r[j] for r in rows_k], "o-", label=lab)
+        ax[0].set(xlabel=f"n (K = {rounds})", ylabel="seconds"); ax[1].set(xlabel="K (credit)"); ax[0].legend()
+        fig.tight_layout(); fig.savefig(plot, dpi=100); print(f"figure written to {plot}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--datasets", nargs="*", default=["credit", "diabetes"])
+    ap.add_argument("--sizes", type=int, nargs="*", default=[100, 300, 1000, 3000, 5000])
+    ap.add_argument("--scaling-rounds", type=int, default=50)
+    ap.add_argument("--k-grid", type=int, nargs="*", default=[25, 50, 100, 200])
+    ap.add_argument("--linprog-every", type=int, default=0, help="0 = skip the linprog formulation")
+    ap.add_argument("--blas-threads", type=int, default=1, help="0 = leave BLAS threading alone")
+    ap.add_argument("--plot", default="", help="write the scaling figure to this PNG")
+    a = ap.parse_args()
+    if a.blas_threads > 0: threadpool_limits(a.blas_threads)
+    for name in a.datasets: compare(name, a.rounds, a.linprog_every)
+    if a.sizes or a.k_grid: scaling(a.sizes, a.scaling_rounds, a.k_grid, a.plot)
+
+
+if __name__ == "__main__":
+    main()

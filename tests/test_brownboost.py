@@ -1,0 +1,164 @@
+"""robust_ref.brownboost: scikit-learn compatibility, BrownBoost and RobustBoost against independent reference
+loops (brute-force stumps, scipy.optimize.fsolve on the round equations), closed forms, bad input."""
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import fsolve, least_squares
+from scipy.special import erf, erfinv
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from robust_ref.brownboost import (BrownBoost, BrownBoostClassifier, RobustBoost, RobustBoostClassifier,
+                                   brownboost_c, robustboost_rho)
+from robust_ref.datasets import make_long_servedio
+
+
+def _estimators():
+    yield BrownBoostClassifier(n_estimators=6)
+    yield RobustBoostClassifier(n_estimators=6)
+    yield RobustBoostClassifier(error_goal=0.2, n_estimators=4, base_learner="tree", max_depth=2, random_state=0)
+
+
+def _xfail(est):
+    if getattr(est, "base_learner", "stump") == "tree":
+        return {"check_sample_weight_equivalence_on_dense_data":
+                "scikit-learn trees inside boosting: weights ≠ repetitions (sklearn x-fails it for AdaBoostClassifier)"}
+    return {}
+
+
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=_xfail)
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        check(estimator)
+
+
+def _best_stump(X, y, w):
+    "Brute force: the ±1 stump of least weighted error (ties: lowest feature, then threshold, as the engine)."
+    best = None
+    for j in range(X.shape[1]):
+        xs = np.unique(X[:, j])
+        for thr in (xs[:-1] + xs[1:]) / 2:
+            h = np.where(X[:, j] > thr, 1.0, -1.0)
+            e = float(w @ (y * h))
+            if best is None or abs(e) > best[0] + 1e-12: best = (abs(e), j, thr, 1.0 if e >= 0 else -1.0)
+    _, j, thr, pol = best
+    return lambda Z: pol * np.where(Z[:, j] > thr, 1.0, -1.0)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] + 0.4 * rng.normal(size=60) > 0, 1.0, -1.0)
+    return X, y
+
+
+def test_brownboost_matches_reference_loop(data):
+    X, y = data
+    c, T = 1.0, 8
+    clf = BrownBoostClassifier(c=c, n_estimators=T).fit(X, y)
+    r, s = np.zeros(60), c
+    for k in range(clf.n_estimators_):
+        w = np.exp(-(r + s) ** 2 / c); w /= w.sum()
+        h = _best_stump(X, y, w)(X); m = y * h
+        def eqs(x):
+            z = (r + x[0] * m + s - x[1]) / math.sqrt(c)
+            return [np.sum(m * np.exp(-z ** 2)), np.sum(erf(z) - erf((r + s) / math.sqrt(c)))]
+        a, t = fsolve(eqs, [0.1, 0.01], xtol=1e-13)
+        assert np.allclose(clf.estimators_[k](X), h)
+        assert clf.estimator_weights_[k] == pytest.approx(a, rel=1e-6, abs=1e-9)
+        r, s = r + a * m, s - t
+    assert clf.remaining_time_ == pytest.approx(s, rel=1e-6)
+
+
+def test_robustboost_matches_reference_loop(data):
+    X, y = data
+    eps, T = 0.15, 8
+    clf = RobustBoostClassifier(error_goal=eps, n_estimators=T).fit(X, y)
+    e = math.e
+    s0 = math.sqrt(1.01 * e * e - 1)
+    rho = s0 * erfinv(1 - 2 * eps) / (2 * (e - 1))
+    assert clf.rho_ == pytest.approx(rho, rel=1e-14)
+    mu = lambda t: -2 * rho * math.exp(1 - t) + 2 * rho
+    sd = lambda t: math.sqrt(1.01 * math.exp(2 * (1 - t)) - 1)
+    Pi = lambda s, t: 0.5 * (1 - erf((s - mu(t)) / sd(t)))
+    om = lambda s, t: np.exp(-((s - mu(t)) / sd(t)) ** 2) / (math.sqrt(math.pi) * sd(t))
+    s, t, score = np.zeros(60), 0.0, []
+    for k in range(clf.n_estimators_):
+        w = om(s, t); w /= w.sum()
+        h = _best_stump(X, y, w)(X); m = y * h
+        eqs = lambda x: [np.sum(m * om(s * math.exp(-x[1]) + m * x[0], t + x[1])) / np.sum(om(s, t)),
+                         np.sum(Pi(s, t) - Pi(s * math.exp(-x[1]) + m * x[0], t + x[1])) / 60]
+        # the round's root can lie outside the box 0 ≤ Δm ≤ e^{−t}, 0 ≤ Δt < 1 − t: then the bounded least-squares point
+        # is the answer (as in MATLAB); solved here by a different method (dogbox, finite-difference Jacobian)
+        hi = [math.exp(-t), (1 - t) * (1 - 1e-9)]
+        dm, dt = least_squares(eqs, [min(0.01, hi[0] / 2), min(0.01, hi[1] / 2)], bounds=([0, 0], hi), method="dogbox",
+                               xtol=1e-14, ftol=1e-14, gtol=1e-14).x
+        assert np.allclose(clf.estimators_[k](X), h)
+        s, t = s * math.exp(-dt) + m * dm, t + dt
+        assert clf.estimator_weights_[k] == pytest.approx(dm * math.exp(t), rel=1e-5)
+        score.append((dm, t, h))
+    assert clf.time_ == pytest.approx(t, rel=1e-6)
+    # the engine's score F = Σ Δm e^{t_k} h_k equals e^{t} × MATLAB's Σ Δm e^{−(t − t_k)} h_k
+    matlab = sum(dm * math.exp(-(t - tk)) * h for dm, tk, h in score)
+    np.testing.assert_allclose(clf.decision_function(X) * math.exp(-clf.time_), matlab, rtol=1e-5, atol=1e-8)
+
+
+def test_closed_forms():
+    for eps in (0.05, 0.1, 0.3):
+        rb = RobustBoost(eps, theta=0.1, sigma=0.2)
+        assert float(rb.potential(0.0, 0.0)) == pytest.approx(eps, abs=1e-13)
+        assert robustboost_rho(eps, 0.1, 0.2) == rb.rho
+        assert rb.mu(1) == pytest.approx(0.1) and rb.spread(1) == pytest.approx(0.2)
+    assert 1 - erf(math.sqrt(brownboost_c(0.1))) == pytest.approx(0.1, abs=1e-14)
+    rb = RobustBoost(0.1)
+    assert np.array_equal(rb.potential(np.array([-0.1, 0.0, 0.1]), 1.0), [1.0, 0.5, 0.0])
+    # ω = −∂Π/∂s
+    s = np.linspace(-1, 1, 11); h = 1e-6
+    np.testing.assert_allclose(-(rb.potential(s + h, 0.4) - rb.potential(s - h, 0.4)) / (2 * h), rb.omega(s, 0.4), rtol=1e-6)
+
+
+def test_long_servedio_noise_robustness():
+    X, y = make_long_servedio(600, random_state=1)
+    yn = np.where(np.random.default_rng(2).random(600) < 0.1, -y, y)
+    Xt, yt = make_long_servedio(3000, random_state=3)
+    rb = RobustBoostClassifier(error_goal=0.15, n_estimators=150).fit(X, yn)
+    assert np.mean(rb.predict(Xt) != yt) < 0.02
+
+
+def test_stop_reason_time_exhausted(data):
+    X, y = data
+    clf = BrownBoostClassifier(c=0.05, n_estimators=2000).fit(X, y)
+    assert clf.stop_reason_ in ("time_exhausted", "useless") and clf.n_estimators_ < 2000
+    if clf.stop_reason_ == "time_exhausted": assert clf.remaining_time_ <= 1e-6 * 0.05
+
+
+def test_determinism_pickle_clone(data):
+    X, y = data
+    a = RobustBoostClassifier(n_estimators=10).fit(X, y)
+    b = pickle.loads(pickle.dumps(RobustBoostClassifier(n_estimators=10).fit(X, y)))
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+    assert clone(a).get_params() == a.get_params()
+
+
+@pytest.mark.parametrize("est,match", [
+    (RobustBoostClassifier(error_goal=0.5), "error goal"), (RobustBoostClassifier(error_goal=0), "error goal"),
+    (RobustBoostClassifier(error_goal=-0.1), "error goal"), (RobustBoostClassifier(error_goal=np.nan), "finite"),
+    (RobustBoostClassifier(sigma=0), "spread"), (RobustBoostClassifier(theta=1.0), "maximal margin"),
+    (BrownBoostClassifier(c=0), "time budget"), (BrownBoostClassifier(c=-1), "time budget"),
+    (BrownBoostClassifier(c=np.inf), "finite"), (BrownBoostClassifier(n_estimators=0), "n_estimators")])
+def test_bad_parameters(est, match, data):
+    X, y = data
+    with pytest.raises(ValueError, match=match): est.fit(X, y)
+
+
+def test_bad_inputs(data):
+    X, y = data
+    Xn = X.copy(); Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"): RobustBoostClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="error_goal"): brownboost_c(0.0)
+    with pytest.raises(ValueError, match="error goal"): robustboost_rho(0.7)

@@ -1,0 +1,134 @@
+"""The robust-ref console script: every sub-command, --help, one-line errors with exit code 2."""
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from robust_ref import cli
+from robust_ref.datasets import dataset_info
+
+GRID = """datasets = ["heart"]
+noise = ["uniform"]
+rates = [0.0, 0.2]
+seeds = 2
+methods = ["tree", "logistic"]
+"""
+
+
+def run(*argv, capsys):
+    try: code = cli.main(list(argv))
+    except SystemExit as e: code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, fragment):
+    assert code == 2, (code, err)
+    assert err.startswith("robust-ref: error:") and err.count("\n") == 1, err
+    assert fragment in err, err
+
+
+def test_datasets_lists_names_and_shapes(capsys):
+    code, out, _ = run("datasets", capsys=capsys)
+    assert code == 0
+    info = dataset_info()
+    for name in info.index:
+        line = next(l for l in out.splitlines() if l.split()[:1] == [name])
+        assert line.split()[1:3] == [str(info.loc[name, "rows"]), str(info.loc[name, "features"])]
+
+
+def test_methods_lists_the_registry(capsys):
+    code, out, _ = run("methods", capsys=capsys)
+    assert code == 0 and "gbdt" in out and "xgb_quad" in out
+
+
+def test_run_then_resume_then_report(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GRID)
+    out = tmp_path / "res"
+    code, stdout, err = run("run", str(tmp_path / "g.toml"), "--n-jobs", "1", "--out", str(out), "--quiet", capsys=capsys)
+    assert code == 0, err
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == 8 and (df.status == "ok").all() and "tree" in stdout and "8 tasks" in err
+    code, _, _ = run("run", str(tmp_path / "g.toml"), "--n-jobs", "1", "--out", str(out), "--quiet", capsys=capsys)
+    assert code == 0 and len(json.loads((out / "grid.json").read_text())["runs"]) == 1   # nothing recomputed
+    code, stdout, err = run("report", str(out), capsys=capsys)
+    assert code == 0, err
+    assert (out / "report" / "errors.csv").is_file() and (out / "report" / "error_curves.png").is_file()
+    assert "average ranks" in stdout
+
+
+def test_run_refuses_folder_of_another_grid_unless_forced(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GRID)
+    (tmp_path / "h.toml").write_text(GRID.replace("seeds = 2", "seeds = 1"))
+    out = str(tmp_path / "res")
+    assert run("run", str(tmp_path / "g.toml"), "--n-jobs", "1", "--out", out, "--quiet", capsys=capsys)[0] == 0
+    code, _, err = run("run", str(tmp_path / "h.toml"), "--n-jobs", "1", "--out", out, "--quiet", capsys=capsys)
+    assert_one_line_error(code, err, "different grid")
+    code, _, err = run("run", str(tmp_path / "h.toml"), "--n-jobs", "1", "--out", out, "--quiet", "--force", capsys=capsys)
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    ((), "the following arguments are required: COMMAND"),
+    (("frobnicate",), "invalid choice: 'frobnicate'"),
+    (("run",), "the following arguments are required: GRID_FILE"),
+    (("run", "missing.toml"), "grid file missing.toml does not exist"),
+    (("run", "g.toml", "--n-jobs", "x"), "argument --n-jobs: expected an int, got 'x'"),
+    (("run", "g.toml", "--n-jobs", "0"), "must be a non-zero int"),
+    (("run", "g.toml", "--timeout", "-1"), "argument --timeout: must be > 0"),
+    (("report",), "required: OUT_DIR"),
+    (("report", "/nonexistent/dir"), "is not a results folder"),
+    (("reproduce", "nopaper"), "no reproduction notebook for paper 'nopaper'"),
+    (("datasets", "--bogus"), "unrecognized arguments: --bogus"),
+])
+def test_bad_arguments_one_line_exit_2(argv, fragment, capsys):
+    code, _, err = run(*argv, capsys=capsys)
+    assert_one_line_error(code, err, fragment)
+
+
+def test_grid_file_typo_names_line_and_key(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GRID.replace("rates", "ratez"))
+    code, _, err = run("run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "r"), capsys=capsys)
+    assert_one_line_error(code, err, "g.toml:3: key 'ratez': unknown key (did you mean 'rates'?)")
+
+
+def test_dead_dask_address(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    (tmp_path / "g.toml").write_text(GRID)
+    code, _, err = run("run", str(tmp_path / "g.toml"), "--dask", "tcp://127.0.0.1:9", "--timeout", "2",
+                       "--out", str(tmp_path / "r"), capsys=capsys)
+    assert_one_line_error(code, err, "no Dask scheduler answered at 'tcp://127.0.0.1:9' within 2 s")
+
+
+def test_reproduce_names_the_available_notebooks(tmp_path, capsys):
+    nbs = tmp_path / "nbs"; nbs.mkdir()
+    for name in ["80_reproduce_rmboost.ipynb", "81_reproduce_alpha_loss.ipynb", "70_experiments.ipynb"]:
+        (nbs / name).write_text("{}")
+    assert list(cli.reproduction_notebooks(nbs)) == ["rmboost", "alpha_loss"]
+    code, _, err = run("reproduce", "trees", "--nbs", str(nbs), capsys=capsys)
+    assert_one_line_error(code, err, "available: rmboost, alpha_loss")
+
+
+def test_reproduce_runs_a_notebook_with_papermill(tmp_path, capsys):
+    import nbformat
+    nbs = tmp_path / "nbs"; nbs.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("full = False", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("open('ran.txt', 'w').write(str(full))")])
+    nb.metadata["kernelspec"] = {"display_name": "python3", "language": "python", "name": "python3"}
+    nbformat.write(nb, nbs / "89_reproduce_toy.ipynb")
+    code, _, err = run("reproduce", "toy", "--full", "--nbs", str(nbs), "--output", str(tmp_path / "o.ipynb"), "--quiet",
+                       capsys=capsys)
+    assert code == 0, err
+    assert (nbs / "ran.txt").read_text() == "True" and (tmp_path / "o.ipynb").is_file()
+
+
+def test_help_and_exit_codes_in_a_real_process():
+    cmd = [sys.executable, "-c", "import sys; from robust_ref.cli import main; sys.exit(main())"]
+    for sub in ([], ["datasets"], ["run"], ["report"], ["reproduce"]):
+        r = subprocess.run(cmd + sub + ["--help"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0 and r.stdout.startswith("usage: robust-ref"), (sub, r.stderr)
+    r = subprocess.run(cmd + ["run"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr

@@ -1,0 +1,407 @@
+"""robust_ref.experiments: the protocol of a task, bit-identical serial/joblib/Dask runs, the resumable store, grid files, summaries."""
+import json
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_classification
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import robust_ref.experiments as E
+from robust_ref.core import derive_seed
+from robust_ref.datasets import load_dataset
+from robust_ref.noise import flip_class_conditional
+
+STABLE = [c for c in E.ROW_COLUMNS if c not in E.VOLATILE_COLUMNS]
+
+
+def tiny_grid(**kw):
+    args = dict(datasets=["heart"], methods=["tree", "logistic"], noise=["uniform"], rates=[0.0, 0.2], seeds=2, name="tiny")
+    args.update(kw)
+    return E.Grid(**args)
+
+
+# ---------------------------------------------------------------- the protocol of one task
+
+def test_task_is_the_protocol_computed_independently():
+    grid = E.Grid(["heart"], [("cart", DecisionTreeClassifier(max_depth=3))], noise=["class_conditional"], rates=[0.2],
+                  seeds=[7], test_size=0.3)
+    (task,) = grid.tasks()
+    row = E.run_task(task)
+    X, y = load_dataset("heart", return_X_y=True, missing="impute")
+    base = ("heart", 7, 0, 0.3)
+    split_seed, noise_seed = derive_seed("split", *base) % 2**32, derive_seed("noise", *base, "class_conditional", 0.2)
+    fit_seed = derive_seed("fit", *base, "class_conditional", 0.2, "cart") % 2**32
+    tr, te = next(StratifiedShuffleSplit(n_splits=1, test_size=0.3, random_state=split_seed).split(X, y))
+    noisy = flip_class_conditional(y[tr], 0.2, 0.1, random_state=noise_seed).y   # ρ₊ = ρ, ρ₋ = ρ/2
+    model = DecisionTreeClassifier(max_depth=3, random_state=fit_seed).fit(X[tr], noisy)
+    assert row["status"] == "ok", row["error"]
+    assert row["test_error"] == np.mean(model.predict(X[te]) != y[te])
+    assert row["train_error"] == np.mean(model.predict(X[tr]) != noisy)
+    assert row["train_clean_error"] == np.mean(model.predict(X[tr]) != y[tr])
+    assert row["flip_fraction"] == np.mean(noisy != y[tr]) > 0
+    assert (row["n_train"], row["n_test"]) == (len(tr), len(te))
+    assert row["n_leaves"] == model.get_n_leaves() and row["fit_seconds"] > 0
+    assert json.loads(row["params"])["max_depth"] == 3 and row["estimator"].endswith("DecisionTreeClassifier")
+
+
+def test_split_and_noise_seeds_are_shared_across_methods_and_models():
+    grid = E.Grid(["heart"], ["tree", "logistic"], noise=["uniform", "one_sided"], rates=[0.1], seeds=[0, 1])
+    seeds = {t.key: t.seeds() for t in grid.tasks()}
+    for (d, nz, r, m, s, k), sd in seeds.items():
+        other = seeds[(d, "one_sided" if nz == "uniform" else "uniform", r, m, s, k)]
+        assert sd["split"] == other["split"] and sd["noise"] != other["noise"]
+        same_noise = seeds[(d, nz, r, "logistic" if m == "tree" else "tree", s, k)]
+        assert sd["noise"] == same_noise["noise"] and sd["fit"] != same_noise["fit"]
+    assert len({sd["split"] for sd in seeds.values()}) == 2   # one partition per seed
+
+
+def test_rate_zero_is_one_clean_cell_for_all_noise_models():
+    grid = E.Grid(["heart", "sonar"], ["tree"], noise=["uniform", "one_sided", "adversarial"], rates=[0, 0.1], seeds=2)
+    tasks = grid.tasks()
+    assert len(tasks) == 2 * (1 + 3) * 2
+    assert sum(t.noise == "none" for t in tasks) == 4 and all(t.rate == 0 for t in tasks if t.noise == "none")
+    assert len({t.task_id for t in tasks}) == len(tasks)
+
+
+def test_results_do_not_depend_on_execution_order():
+    tasks = tiny_grid(methods=["tree", E.get_method("forest", quick=True)]).tasks()
+    E._CACHE.clear()
+    forward = pd.DataFrame([E.run_task(t) for t in tasks])
+    E._CACHE.clear()
+    backward = pd.DataFrame([E.run_task(t) for t in reversed(tasks)]).iloc[::-1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(forward[STABLE[:-1]], backward[STABLE[:-1]], check_exact=True)
+
+
+# ---------------------------------------------------------------- serial = joblib = Dask, bit for bit
+
+def test_serial_joblib_and_dask_are_bit_identical():
+    distributed = pytest.importorskip("distributed")
+    grid = tiny_grid(datasets=["heart", "haberman"], methods=["tree", E.get_method("forest", quick=True), "gbdt"],
+                     rates=[0.0, 0.1], seeds=[3])
+    serial = E.run_grid(grid, backend="serial", progress=False)
+    joblib_ = E.run_grid(grid, backend="joblib", n_jobs=2, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        dask_ = E.run_grid(grid, backend="dask", client=client, progress=False)
+        assert len(client.scheduler_info()["workers"]) == 2
+    assert len(serial) == len(grid) == 12 and (serial.status == "ok").all()
+    pd.testing.assert_frame_equal(serial[STABLE], joblib_[STABLE], check_exact=True)
+    pd.testing.assert_frame_equal(serial[STABLE], dask_[STABLE], check_exact=True)
+    assert len(set(joblib_.worker)) >= 1 and set(dask_.worker).isdisjoint(set(serial.worker))
+
+
+def test_dead_dask_address_fails_clearly_within_the_timeout(tmp_path):
+    pytest.importorskip("distributed")
+    t0 = time.perf_counter()
+    with pytest.raises(ConnectionError, match="no Dask scheduler answered at 'tcp://127.0.0.1:9'"):
+        E.run_grid(tiny_grid(), tmp_path / "out", backend="dask", client="tcp://127.0.0.1:9", timeout=2)
+    assert time.perf_counter() - t0 < 2 + 10
+    assert not (tmp_path / "out").exists()   # nothing written for a run that could not start
+    with pytest.raises(ValueError, match="needs client="):
+        E.run_grid(tiny_grid(), backend="dask")
+
+
+def test_custom_dataset_and_noise_functions_run_in_worker_processes():
+    def toy(): return make_classification(n_samples=120, n_features=5, random_state=0)
+    def flip_first(y, rate, *, X, random_state):
+        y = y.copy(); k = int(round(rate * len(y))); y[:k] = 1 - y[:k]; return y
+    grid = E.Grid({"toy": toy}, ["tree"], noise={"first": flip_first}, rates=[0.25], seeds=2)
+    a = E.run_grid(grid, backend="serial", progress=False)
+    b = E.run_grid(grid, backend="joblib", n_jobs=2, progress=False)
+    pd.testing.assert_frame_equal(a[STABLE], b[STABLE], check_exact=True)
+    assert (a.status == "ok").all() and np.allclose(a.flip_fraction, 0.25, atol=0.01)
+
+
+# ---------------------------------------------------------------- the store: resumable, versioned, guarded
+
+def test_rerun_computes_only_missing_tasks(tmp_path):
+    grid, out = tiny_grid(), tmp_path / "res"
+    first = E.run_grid(grid, out, backend="serial", progress=False)
+    meta = json.loads((out / "grid.json").read_text())
+    assert meta["runs"][0]["tasks"] == len(grid) == 8 and meta["fingerprint"] == grid.fingerprint()
+    assert meta["runs"][0]["versions"]["scikit-learn"] and meta["spec"]["rates"] == [0.0, 0.2]
+    E.run_grid(grid, out, backend="serial", progress=False)
+    assert len(json.loads((out / "grid.json").read_text())["runs"]) == 1
+    lines = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:25])  # crash: 6 rows lost, a torn line
+    again = E.run_grid(grid, out, backend="serial", progress=False)
+    assert json.loads((out / "grid.json").read_text())["runs"][-1]["tasks"] == 6
+    pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
+    stored = pd.read_parquet(out / "results.parquet")
+    pd.testing.assert_frame_equal(stored[STABLE].reset_index(drop=True),
+                                  E.load_results(out)[STABLE].reset_index(drop=True), check_exact=True)
+
+
+class Interrupter(ClassifierMixin, BaseEstimator):
+    "Raises KeyboardInterrupt in fit, like a user pressing Ctrl-C during the second task."
+    def __init__(self, x=0): self.x = x
+    def fit(self, X, y): raise KeyboardInterrupt
+    def predict(self, X): return np.zeros(len(X))
+
+
+def test_interrupted_run_keeps_the_finished_tasks(tmp_path):
+    grid = E.Grid(["heart"], ["tree", ("stop", Interrupter())], seeds=1)
+    with pytest.raises(KeyboardInterrupt):
+        E.run_grid(grid, tmp_path / "r", backend="serial", progress=False)
+    df = E.load_results(tmp_path / "r")
+    assert list(df.method) == ["tree"] and (df.status == "ok").all()
+    assert (tmp_path / "r" / "results.parquet").is_file()   # consolidated on the way out
+
+
+def test_failing_method_is_recorded_and_the_grid_goes_on(tmp_path):
+    grid = E.Grid(["heart"], [E.Method("bad", LogisticRegression(), {"C": -1.0}), "tree"], seeds=2)
+    df = E.run_grid(grid, tmp_path / "r", backend="serial", progress=False)
+    assert list(df.status) == ["failed", "ok", "failed", "ok"]
+    assert df.error[0].startswith("InvalidParameterError") and "'C'" in df.error[0] and np.isnan(df.test_error[0])
+    assert len(E.failures(df)) == 2 and "bad" not in E.error_table(df).columns
+    E.run_grid(grid, tmp_path / "r", backend="serial", progress=False, retry_failed=True)
+    assert json.loads((tmp_path / "r" / "grid.json").read_text())["runs"][-1]["tasks"] == 2
+
+
+def test_folder_of_another_grid_is_refused_unless_forced(tmp_path):
+    E.run_grid(tiny_grid(), tmp_path / "r", backend="serial", progress=False)
+    other = tiny_grid(seeds=3)
+    with pytest.raises(ValueError, match="different grid.*force=True"):
+        E.run_grid(other, tmp_path / "r", backend="serial", progress=False)
+    df = E.run_grid(other, tmp_path / "r", backend="serial", progress=False, force=True)
+    assert len(df) == len(other) == 12 and len(E.ResultStore(tmp_path / "r").rows()) == 12
+
+
+def test_csv_when_pyarrow_is_absent(tmp_path, monkeypatch):
+    monkeypatch.setattr(E, "_has_pyarrow", lambda: False)
+    df = E.run_grid(tiny_grid(), tmp_path / "r", backend="serial", progress=False)
+    csv = pd.read_csv(tmp_path / "r" / "results.csv")
+    assert not (tmp_path / "r" / "results.parquet").exists()
+    np.testing.assert_array_equal(csv.test_error.to_numpy(), df.test_error.to_numpy())
+
+
+def test_progress_bar_shows_done_and_total(tmp_path, capsys):
+    grid = tiny_grid()
+    E.run_grid(grid, tmp_path / "r", backend="serial", progress=True)
+    assert f"{len(grid)}/{len(grid)}" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(datasets=["sonr"]), ValueError, "Did you mean 'sonar'"),
+    (dict(methods=["tre"]), ValueError, "valid methods: .*tree"),
+    (dict(noise=["symmetric"]), ValueError, "valid noise models: none, uniform"),
+    (dict(rates=[0.5]), ValueError, r"\[0, 0.5\)"),
+    (dict(rates=[]), ValueError, "non-empty"),
+    (dict(seeds=[-1]), ValueError, "non-negative ints"),
+    (dict(splits=0), ValueError, "splits must be an int"),
+    (dict(test_size=1.5), ValueError, "test_size"),
+    (dict(methods=["tree", "tree"]), ValueError, "appears twice"),
+    (dict(methods=[42]), TypeError, "registry name"),
+    (dict(datasets=[3]), TypeError, "bundled name"),
+    (dict(noise={"mine": 3}), TypeError, "must be a function"),
+])
+def test_bad_grids(kwargs, exc, match):
+    with pytest.raises(exc, match=match): tiny_grid(**kwargs)
+
+
+def test_bad_methods_and_runner_arguments():
+    with pytest.raises(ValueError, match="unknown parameter 'max_leafs'.*did you mean 'max_leaf_nodes'"):
+        E.get_method("tree", max_leafs=3)
+    with pytest.raises(TypeError, match="not the class"): E.Method("x", DecisionTreeClassifier)
+    with pytest.raises(TypeError, match="scikit-learn classifier"): E.Method("x", object())
+    with pytest.raises(ValueError, match="valid backends: serial, joblib, dask"): E.run_grid(tiny_grid(), backend="spark")
+    with pytest.raises(ValueError, match="n_jobs"): E.run_grid(tiny_grid(), n_jobs=0)
+    with pytest.raises(TypeError, match="must be a Grid"): E.run_grid("grid.toml")
+    with pytest.raises(FileNotFoundError, match="not a results folder"): E.load_results("/nonexistent/folder")
+    with pytest.raises(ValueError, match="expected the tidy result table"): E.summarise(pd.DataFrame({"a": [1]}))
+
+
+def test_registry_lists_every_method_and_explains_the_missing():
+    table = E.list_methods()
+    assert set(table.index) == set(E._REGISTRY)
+    for name in table.index[table.available]:
+        est = E.get_method(name).build(0)
+        assert hasattr(est, "fit") and hasattr(est, "predict")
+    for name in table.index[~table.available]:
+        assert table.reason[name]
+        with pytest.raises(ValueError, match="not available in this installation"): E.get_method(name)
+    assert {"gbdt", "gbdt_quad", "tree", "logistic", "dummy", "forest", "adaboost", "logitboost"} <= set(E.available_methods())
+
+
+# ---------------------------------------------------------------- grid files
+
+GRID_TOML = """name = "filegrid"
+datasets = ["heart", "sonar"]
+noise = ["uniform", "one_sided"]
+rates = [0.0, 0.1]
+seeds = 2
+test_size = 0.3
+
+[methods.tree]
+[methods.ada]
+method = "adaboost"
+n_estimators = 5
+"""
+
+
+def test_grid_file_declares_the_same_grid_as_python(tmp_path):
+    (tmp_path / "g.toml").write_text(GRID_TOML)
+    py = E.Grid(["heart", "sonar"], ["tree", E.get_method("adaboost", label="ada", n_estimators=5)],
+                noise=["uniform", "one_sided"], rates=[0, 0.1], seeds=[0, 1], test_size=0.3, name="filegrid")
+    assert E.read_grid(tmp_path / "g.toml").fingerprint() == py.fingerprint()
+    yaml = pytest.importorskip("yaml")
+    data = {"name": "filegrid", "datasets": ["heart", "sonar"], "noise": ["uniform", "one_sided"], "rates": [0.0, 0.1],
+            "seeds": 2, "test_size": 0.3, "methods": {"tree": {}, "ada": {"method": "adaboost", "n_estimators": 5}}}
+    (tmp_path / "g.yaml").write_text(yaml.safe_dump(data))
+    assert E.Grid.from_file(tmp_path / "g.yaml").fingerprint() == py.fingerprint()
+
+
+@pytest.mark.parametrize("old, new, match", [
+    ("seeds = 2", "seed = 2", r"g.toml:5: key 'seed': unknown key \(did you mean 'seeds'\?\)"),
+    ("n_estimators = 5", "n_estimator = 5", r"g.toml:11: key 'n_estimator'.*did you mean 'n_estimators'"),
+    ('"sonar"]', '"sonr"]', r"g.toml:2: key 'datasets'.*Did you mean 'sonar'"),
+    ('"one_sided"]', '"onesided"]', r"g.toml:3: key 'noise'.*valid noise models"),
+    ('method = "adaboost"', 'method = "adaboots"', r"g.toml:10: key 'method'.*did you mean 'adaboost'"),
+    ("rates = [0.0, 0.1]", "rates = [0.0, 0.7]", r"g.toml:4: key 'rates'"),
+    ("seeds = 2", "seeds = [2", r"g.toml: not valid TOML.*line 6"),
+])
+def test_grid_file_typos_name_line_and_key(tmp_path, old, new, match):
+    assert old in GRID_TOML
+    (tmp_path / "g.toml").write_text(GRID_TOML.replace(old, new))
+    with pytest.raises(ValueError, match=match): E.read_grid(tmp_path / "g.toml")
+
+
+def test_grid_file_other_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"): E.read_grid(tmp_path / "none.toml")
+    (tmp_path / "g.json").write_text("{}")
+    with pytest.raises(ValueError, match="must end in .toml, .yaml or .yml"): E.read_grid(tmp_path / "g.json")
+    (tmp_path / "g.toml").write_text('datasets = ["heart"]\n')
+    with pytest.raises(ValueError, match="needs a 'methods' key"): E.read_grid(tmp_path / "g.toml")
+
+
+# ---------------------------------------------------------------- summaries against hand computations
+
+def hand_results():
+    "A results table built by hand: 2 datasets, methods a/b, clean + uniform 0.2, 2 seeds."
+    rows = []
+    err = {("d1", "a", 0.0): [0.10, 0.20], ("d1", "b", 0.0): [0.30, 0.30], ("d1", "a", 0.2): [0.40, 0.40],
+           ("d1", "b", 0.2): [0.30, 0.50], ("d2", "a", 0.0): [0.20, 0.20], ("d2", "b", 0.0): [0.10, 0.10],
+           ("d2", "a", 0.2): [0.25, 0.25], ("d2", "b", 0.2): [0.30, 0.30]}
+    for (d, m, r), vals in err.items():
+        for s, v in enumerate(vals):
+            rows.append(dict(dataset=d, method=m, rate=r, noise="none" if r == 0 else "uniform", seed=s, status="ok",
+                             test_error=v, fit_seconds=0.1 * (s + 1)))
+    rows.append(dict(dataset="d1", method="a", rate=0.2, noise="uniform", seed=9, status="failed", test_error=np.nan, fit_seconds=np.nan))
+    return pd.DataFrame(rows)
+
+
+def test_error_table_mean_sd():
+    t = E.error_table(hand_results())
+    assert t.loc[("d1", "none", 0.0), "a"] == f"{15.0:.1f} ± {np.std([10, 20], ddof=1):.1f}"
+    assert t.loc[("d1", "uniform", 0.2), "b"] == f"{40.0:.1f} ± {np.std([30, 50], ddof=1):.1f}"
+    assert list(t.columns) == ["a", "b"] and t.shape == (4, 2)
+
+
+def test_average_ranks_and_degradation():
+    df = hand_results()
+    ranks = E.average_ranks(df)
+    # clean: d1 a 0.15 < b 0.30 → a=1; d2 b 0.10 < a 0.20 → a=2; mean a = 1.5, b = 1.5
+    assert ranks.loc[("none", 0.0)].tolist() == [1.5, 1.5]
+    # uniform 0.2: d1 a 0.40 = b 0.40 → 1.5 each; d2 a 0.25 < b 0.30 → a 1, b 2
+    assert ranks.loc[("uniform", 0.2)].tolist() == [1.25, 1.75]
+    deg = E.degradation(df)
+    # a: d1 40−15 = 25, d2 25−20 = 5 → 15 pp; b: d1 40−30 = 10, d2 30−10 = 20 → 15 pp
+    np.testing.assert_allclose(deg.loc[("uniform", 0.2)].to_numpy(), [15.0, 15.0])
+    np.testing.assert_allclose(E.fit_times(df).loc["d1", "a"], np.mean([0.1, 0.2, 0.1, 0.2]))
+
+
+def test_plots_and_report(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    df = hand_results()
+    fig = E.plot_error_curves(df)
+    assert len(fig.axes) == 1 and len(fig.axes[0].lines) == 2
+    np.testing.assert_allclose(fig.axes[0].lines[0].get_ydata(), [17.5, 32.5])   # method a: clean, then 20% uniform
+    fig2 = E.plot_tradeoff(df, "uniform", 0.2)
+    np.testing.assert_allclose(fig2.axes[0].collections[0].get_offsets(), [[1.5, 15.0], [1.5, 15.0]])
+    with pytest.raises(ValueError, match="no results at noise 'adversarial'"): E.plot_tradeoff(df, "adversarial", 0.2)
+    E.run_grid(tiny_grid(), tmp_path / "r", backend="serial", progress=False)
+    paths = E.report(tmp_path / "r")
+    assert {"errors", "ranks", "degradation", "error_curves", "tradeoff_uniform_20"} <= set(paths)
+    assert all(p.is_file() for p in paths.values())
+
+
+# ---------------------------------------------------------------- figures and the XGB-Quad baselines
+
+def test_method_figures():
+    X, y = make_classification(n_samples=80, n_features=4, random_state=0)
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, y)
+    hgb = HistGradientBoostingClassifier(max_iter=7, early_stopping=False).fit(X, y)
+    assert E.method_figures(tree)["n_leaves"] == tree.get_n_leaves()
+    assert E.method_figures(forest) == dict(bound=pytest.approx(np.nan, nan_ok=True), n_rounds=3.0,
+                                            n_leaves=float(sum(t.get_n_leaves() for t in forest.estimators_)))
+    assert E.method_figures(hgb)["n_rounds"] == 7
+    tree.bound_ = 0.25
+    assert E.method_figures(tree)["bound"] == 0.25
+    m = E.Method("t", DecisionTreeClassifier(max_depth=1), figures=lambda est: {"depth": est.get_depth()})
+    row = E.run_task(E.Grid(["heart"], [m]).tasks()[0])
+    assert row["depth"] == 1.0
+
+
+@parametrize_with_checks([E.QuadBoostClassifier(n_estimators=5)])
+def test_quadboost_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_quadboost_is_least_squares_boosting_on_pm1_targets():
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    X, y = make_classification(n_samples=150, n_features=5, random_state=1)
+    q = E.QuadBoostClassifier(n_estimators=10, random_state=0).fit(X, np.where(y == 1, "yes", "no"))
+    ref = HistGradientBoostingRegressor(max_iter=10, max_depth=6, learning_rate=0.3, early_stopping=False,
+                                        random_state=0).fit(X, np.where(y == 1, 1.0, -1.0))
+    np.testing.assert_array_equal(q.decision_function(X), ref.predict(X))
+    np.testing.assert_array_equal(q.predict(X), np.where(ref.predict(X) > 0, "yes", "no"))
+
+
+def test_xgb_quad_without_xgboost_says_how_to_install():
+    try:
+        import xgboost  # noqa: F401
+        pytest.skip("xgboost is installed")
+    except ImportError:
+        pass
+    X, y = make_classification(n_samples=30, random_state=0)
+    with pytest.raises(ImportError, match="pip install xgboost.*QuadBoostClassifier"):
+        E.XGBQuadClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="xgb_quad.*not available"):
+        E.get_method("xgb_quad")
+
+
+def test_yaml_grid_file_typos_name_line_and_key(tmp_path):
+    pytest.importorskip("yaml")
+    text = "name: y\ndatasets: [heart]\nrates: [0.0, 0.1]\nseed: 2\nmethods:\n  ada:\n    method: adaboost\n    n_estimators: 5\n"
+    (tmp_path / "g.yaml").write_text(text)
+    with pytest.raises(ValueError, match=r"g.yaml:4: key 'seed': unknown key"): E.read_grid(tmp_path / "g.yaml")
+    (tmp_path / "g.yaml").write_text(text.replace("seed:", "seeds:").replace("n_estimators", "n_estimator"))
+    with pytest.raises(ValueError, match=r"g.yaml:8: key 'n_estimator'"): E.read_grid(tmp_path / "g.yaml")
+    (tmp_path / "g.yaml").write_text("- just\n- a list\n")
+    with pytest.raises(ValueError, match="must be a mapping"): E.read_grid(tmp_path / "g.yaml")
+
+
+class Rounds(ClassifierMixin, BaseEstimator):
+    "An estimator that calls its round count n_rounds (as the RMBoost chapter does)."
+    def __init__(self, n_rounds=100, alpha=1.0): self.n_rounds, self.alpha = n_rounds, alpha
+    def fit(self, X, y): self.classes_ = np.unique(y); return self
+    def predict(self, X): return np.full(len(X), self.classes_[0])
+
+
+def test_quick_settings_use_the_estimators_own_round_parameter():
+    assert E._adapt_quick(Rounds(), {"n_estimators": 20, "max_leaf_nodes": 4}) == {"n_rounds": 20}
+    assert E._adapt_quick(HistGradientBoostingClassifier(), {"n_estimators": 20}) == {"max_iter": 20}
+    assert E._adapt_quick(DecisionTreeClassifier(), {"n_estimators": 20}) == {}
+    assert E.get_method("logistic", C=0.5).params == {"logisticregression__C": 0.5}   # routed to the pipeline's last step
+    assert E.get_method("logistic").describe()["estimator"].endswith("StandardScaler + sklearn.linear_model._logistic.LogisticRegression")

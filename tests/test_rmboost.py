@@ -1,0 +1,261 @@
+"""Tests of robust_ref.rmboost: the LP against scipy's linprog (the authors' formulation), Theorem 1 against an
+independent worst-case computation, column generation against the full LP, warm vs from-scratch solves,
+predictions, determinism and bad input."""
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from robust_ref.datasets import make_stump_data
+from robust_ref.learners import rule_matrix, stump_pool
+from robust_ref.lp import LPSolveError
+from robust_ref.rmboost import (NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
+                                rmboost_lp)
+
+TOL = 1e-7  # HiGHS's default feasibility tolerance: what both solvers promise
+
+
+@pytest.fixture(scope="module")
+def small():
+    "StumpData (spec §4) on 80 points, all stumps + constants as a finite rule class."
+    X, y = make_stump_data(80, random_state=0)
+    Phi = rule_matrix(stump_pool(X), X)
+    return X, y.astype(float), Phi
+
+
+def authors_linprog(Phi, y, lam):
+    "LP (16) as the official code writes it: A_ub = [Φ −Φ; −Φ Φ; −I 0; 0 −I], solved from scratch by linprog."
+    n, T = Phi.shape
+    tau = Phi.T @ y / n
+    c = np.r_[lam - tau, lam + tau]
+    A = np.vstack([np.hstack([Phi, -Phi]), np.hstack([-Phi, Phi])])
+    r = linprog(c, A_ub=A, b_ub=np.full(2 * n, 0.5), bounds=(0, None), method="highs")
+    assert r.status == 0
+    alpha, beta = -r.ineqlin.marginals[:n], -r.ineqlin.marginals[n:]   # scipy marginals are ≤ 0 (spec §3.1)
+    return r.x[:T] - r.x[T:], r.fun + 0.5, alpha - beta
+
+
+def worst_case_risk(Phi, y, lam, mu):
+    "max over distributions p on (training points) × {±1} with |E_p[yħ] − τ| ≤ λ of E_p[1 − h_μ(y|x)] (Lemma 5's left side)."
+    n = len(y)
+    tau = Phi.T @ y / n
+    h_plus = np.clip(0.5 + Phi @ mu, 0, 1)
+    loss = np.r_[1 - h_plus, h_plus]                 # y = +1 block, then y = −1 block
+    G = np.vstack([Phi, -Phi])
+    r = linprog(-loss, A_ub=np.vstack([G.T, -G.T]), b_ub=np.r_[tau + lam, lam - tau],
+                A_eq=np.ones((1, 2 * n)), b_eq=[1.0], bounds=(0, None), method="highs")
+    assert r.status == 0
+    return -r.fun
+
+
+@pytest.mark.parametrize("lam", [1 / np.sqrt(80), 0.02, 0.005])
+def test_full_lp_matches_linprog_and_minimax_risk(small, lam):
+    X, y, Phi = small
+    mu, R, amb = rmboost_full_lp(Phi, y, lam)
+    mu_ref, R_ref, amb_ref = authors_linprog(Phi, y, lam)
+    assert abs(R - R_ref) < TOL
+    # Theorem 1: the LP value is the worst-case error of h_μ* over the uncertainty set (an independent LP)
+    assert abs(worst_case_risk(Phi, y, lam, mu) - R) < TOL
+    # strong duality and dual feasibility in the paper's convention α − β (solver-independent)
+    assert abs(R - 0.5 * (1 - np.abs(amb).sum())) < TOL
+    assert np.max(np.abs(Phi.T @ (y / len(y) - amb))) <= lam + TOL
+    # the objective identity R = mean(½ − y f) + λ‖μ‖₁ and feasibility |f| ≤ ½
+    f = Phi @ mu
+    assert abs(R - (np.mean(0.5 - y * f) + lam * np.abs(mu).sum())) < TOL
+    assert np.max(np.abs(f)) <= 0.5 + TOL
+
+
+def test_rmboost_lp_general_form_equals_full_lp(small):
+    X, y, Phi = small
+    mu, R, amb = rmboost_full_lp(Phi, y, 0.02)
+    mu2, R2, row_dual = rmboost_lp(Phi.T @ y / len(y), 0.02, Phi)
+    assert abs(R - R2) < 1e-12 and np.allclose(amb, -row_dual)
+
+
+def test_sample_weight_equals_repeated_rows(small):
+    X, y, Phi = small
+    w = np.r_[np.full(20, 3.0), np.ones(60)]
+    R_w = rmboost_full_lp(Phi, y, 0.02, sample_weight=w)[1]
+    rep = np.r_[np.repeat(np.arange(20), 3), np.arange(20, 80)]
+    R_rep = rmboost_full_lp(Phi[rep], y[rep], 0.02)[1]
+    assert abs(R_w - R_rep) < TOL
+
+
+@pytest.mark.parametrize("lam", [1 / np.sqrt(80), 0.02])
+def test_column_generation_converges_to_full_lp(small, lam):
+    X, y, Phi = small
+    R_full = authors_linprog(Phi, y, lam)[1]
+    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_rounds=1000).fit(X, y)
+    assert clf.stopped_                               # Step 5 fired: the exact oracle certifies optimality
+    assert abs(clf.minimax_risk_ - R_full) < TOL
+    assert np.all(np.diff(clf.risk_path_) <= 1e-9)
+    assert clf.risk_path_[0] == 0.5
+
+
+def test_round_one_closed_form(small):
+    X, y, Phi = small
+    lam = 1 / np.sqrt(80)
+    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_rounds=1).fit(X, y)
+    h1 = clf.rules_[0](X)
+    assert abs(clf.risk_path_[1] - (np.mean(h1 != y) + lam / 2)) < 1e-12   # spec §3.2 note 8
+    assert abs(clf.coef_[0] - 0.5) < 1e-12
+
+
+def test_removal_keeps_weighted_rules_and_value(small):
+    X, y, Phi = small
+    on = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", n_rounds=1000).fit(X, y)
+    off = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", n_rounds=1000, remove_inactive=False).fit(X, y)
+    assert abs(on.minimax_risk_ - off.minimax_risk_) < TOL
+    assert np.all(np.abs(on.coef_[~on.active_]) == 0)              # removed rules carry no weight
+    assert (~on.active_).any() and off.active_.all()               # removal happened (and only when asked)
+
+
+def test_risk_path_non_increasing_with_trees():
+    X, y = make_stump_data(150, random_state=3)
+    clf = RMBoostClassifier(n_rounds=30, random_state=0).fit(X, y)
+    assert len(clf.risk_path_) == 31 and clf.n_rounds_done_ == 30
+    assert np.all(np.diff(clf.risk_path_) <= 1e-9)
+    assert clf.minimax_risk_ == clf.risk_path_[-1]
+
+
+def test_warm_and_scratch_give_same_risk_every_round():
+    X, y = make_stump_data(120, random_state=4)
+    y = y.astype(float)
+    warm = RMBoostClassifier(n_rounds=25, random_state=0).fit(X, y)
+    V = rule_matrix(warm.rules_, X)
+    for k in range(1, len(warm.risk_path_)):
+        t = len(warm.coef_path_[k])
+        cold = RMBoostMaster(y, warm_start=False)
+        cold.add_rules(V[:, :t], 1 / np.sqrt(len(y)))
+        assert abs(cold.solve().risk - warm.risk_path_[k]) < 1e-7
+        if k % 8 == 0:                                           # and a third, independent solver formulation
+            assert abs(authors_linprog(V[:, :t], y, 1 / np.sqrt(len(y)))[1] - warm.risk_path_[k]) < 1e-7
+    scratch = RMBoostClassifier(n_rounds=25, random_state=0, warm_start=False).fit(X, y)
+    assert abs(scratch.minimax_risk_ - warm.minimax_risk_) < 1e-7 or len(scratch.rules_) != len(warm.rules_)
+
+
+def test_predict_proba_and_decision_consistent():
+    X, y = make_stump_data(150, random_state=5)
+    Xt, yt = make_stump_data(300, random_state=6)
+    clf = RMBoostClassifier(n_rounds=20, random_state=1).fit(X, y)
+    P = clf.predict_proba(Xt)
+    f_raw = rule_matrix(clf.rules_, Xt) @ clf.coef_               # independent recomputation of f
+    assert np.all((P >= 0) & (P <= 1)) and np.allclose(P.sum(1), 1)
+    assert np.allclose(P[:, 1], np.clip(0.5 + f_raw, 0, 1))
+    d = clf.decision_function(Xt)
+    assert np.array_equal(clf.predict(Xt), clf.classes_[(d > 0).astype(int)])
+    nonties = np.abs(f_raw) > 1e-9
+    assert np.array_equal(np.sign(d[nonties]), np.sign(f_raw[nonties]))
+    ry = np.where(yt == clf.classes_[1], 1, -1)
+    assert abs(clf.randomized_error(Xt, yt) - np.mean(1 - np.clip(0.5 + ry * f_raw, 0, 1))) < 1e-12
+    stages = list(clf.staged_decision_function(Xt))
+    assert len(stages) == len(clf.risk_path_) and np.allclose(stages[-1], f_raw) and np.all(stages[0] == 0)
+    assert np.array_equal(list(clf.staged_predict(Xt))[-1], clf.predict(Xt))
+
+
+def test_ties_follow_tie_break():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NothingLearnedWarning)
+        for tb, label in (("positive", 1), ("negative", 0)):
+            clf = RMBoostClassifier(lam=10.0, base_learner="stump", mode="paper", tie_break=tb).fit(X, y)
+            assert np.all(clf.predict(X) == label) and clf.tie_rate(X) == 1.0
+        clf = RMBoostClassifier(lam=10.0, base_learner="stump", mode="paper").fit(X, np.array([0, 1, 1, 1]))
+        assert np.all(clf.predict(X) == 1)                           # majority class
+
+
+def test_determinism_per_random_state():
+    X, y = make_stump_data(120, random_state=7)
+    a = RMBoostClassifier(n_rounds=15, random_state=3).fit(X, y)
+    b = RMBoostClassifier(n_rounds=15, random_state=3).fit(X, y)
+    c = RMBoostClassifier(n_rounds=15, random_state=4).fit(X, y)
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.risk_path_, b.risk_path_)
+    assert np.array_equal(a.decision_function(X), b.decision_function(X))
+    assert not np.array_equal(a.edge_path_, c.edge_path_)
+
+
+def test_sklearn_base_learner_and_weighted_fit():
+    X, y = make_stump_data(100, random_state=8)
+    for resample in (True, False):
+        clf = RMBoostClassifier(base_learner=DecisionTreeClassifier(max_depth=2), resample=resample, n_rounds=10,
+                                random_state=0).fit(X, y)
+        assert clf.minimax_risk_ < 0.5 and np.all(np.diff(clf.risk_path_) <= 1e-9)
+
+
+def test_nothing_learned_warns_and_returns_half():
+    X, y = make_stump_data(60, random_state=9)
+    with pytest.warns(NothingLearnedWarning, match="learned nothing"):
+        clf = RMBoostClassifier(lam=1.0, base_learner="stump", mode="paper").fit(X, y)
+    assert clf.minimax_risk_ == 0.5 and clf.coef_.size == 0 and clf.n_rounds_done_ == 1
+    assert np.all(clf.decision_function(X) != 0)                     # ties reported towards the tie-break class
+
+
+def test_lp_status_error_names_status():
+    X, y = make_stump_data(60, random_state=9)
+    with pytest.raises(LPSolveError, match="Iteration limit") as e:
+        RMBoostClassifier(lp_options={"simplex_iteration_limit": 0}, random_state=0).fit(X, y)
+    assert "Iteration" in e.value.status
+
+
+@pytest.mark.parametrize("params, exc, match", [
+    (dict(lam=0), ValueError, "lam must be > 0"),
+    (dict(lam=-0.1), ValueError, "lam must be > 0"),
+    (dict(lam="big"), ValueError, "lam must be 'auto'"),
+    (dict(lam=lambda v: -1.0), ValueError, "must return a number > 0"),
+    (dict(n_rounds=0), ValueError, "n_rounds"),
+    (dict(n_rounds=2.5), ValueError, "n_rounds"),
+    (dict(mode="fast"), ValueError, "mode must be"),
+    (dict(tie_break="error"), ValueError, "tie_break"),
+    (dict(lp_tol=0), ValueError, "lp_tol"),
+    (dict(remove_inactive="yes"), ValueError, "remove_inactive"),
+    (dict(base_learner=object()), TypeError, "fit, predict"),
+    (dict(base_learner="forest"), ValueError, "base_learner must be"),
+])
+def test_bad_parameters(params, exc, match):
+    X, y = make_stump_data(40, random_state=1)
+    with pytest.raises(exc, match=match):
+        RMBoostClassifier(**params).fit(X, y)
+
+
+def test_bad_data():
+    X, y = make_stump_data(40, random_state=1)
+    with pytest.raises(ValueError, match="single class"):
+        RMBoostClassifier().fit(X, np.ones(40))
+    with pytest.raises(ValueError, match="binary"):
+        RMBoostClassifier().fit(X, np.arange(40) % 3)
+    Xn = X.copy(); Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        RMBoostClassifier().fit(Xn, y)
+    with pytest.raises(ValueError, match="only constant rules"):
+        RMBoostClassifier(base_learner="stump").fit(np.ones((40, 2)), y)
+
+
+def test_full_lp_bad_input(small):
+    X, y, Phi = small
+    with pytest.raises(ValueError, match="lam must be"):
+        rmboost_full_lp(Phi, y, 0.0)
+    with pytest.raises(ValueError, match="one per rule"):
+        rmboost_full_lp(Phi, y, np.ones(3))
+    with pytest.raises(ValueError, match="labels in"):
+        rmboost_full_lp(Phi, np.zeros(len(y)), 0.1)
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        rmboost_full_lp(2 * Phi, y, 0.1)
+    with pytest.raises(ValueError, match="tau must hold"):
+        rmboost_lp(np.ones(2), 0.1, Phi)
+
+
+def _expected_failures(est):
+    # λ = 1/√n depends on the number of rows, and the trees see bootstrap resamples: weights ≠ repeated rows
+    return {"check_sample_weight_equivalence_on_dense_data":
+            "λ defaults to 1/√n (n counts rows, not weight) and the base learner resamples; the LP itself is "
+            "weight-equivalent at fixed λ (test_sample_weight_equals_repeated_rows)"}
+
+
+@parametrize_with_checks([RMBoostClassifier(n_rounds=10, random_state=0)], expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NothingLearnedWarning)
+        check(estimator)

@@ -1,0 +1,335 @@
+"""robust_ref.trees: estimator checks, scikit-learn Gini equivalence, impurities vs brute force, vectorised split search
+vs a naive loop, determinism, bad input."""
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.optimize import minimize
+from scipy.stats import entropy as scipy_entropy
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from robust_ref.losses import get_loss
+from robust_ref.trees import (CRITERIA, MarginLossImpurity, RobustForestClassifier, RobustTreeClassifier, credal_entropy,
+                              criterion_params, gain_credal, gain_ranking, gain_twoing, get_criterion, impurity_entropy,
+                              impurity_gce, impurity_gini, impurity_misclassification, impurity_ne, impurity_sqrt_gini,
+                              split_gain)
+
+
+def _forest_xfail(estimator):
+    # Bootstrap draws rows, so weights ≠ repeated rows (scikit-learn's RandomForestClassifier has the same expected failure).
+    if isinstance(estimator, RobustForestClassifier) and estimator.bootstrap:
+        return {"check_sample_weight_equivalence_on_dense_data": "bootstrap samples rows: weights are not repetitions"}
+    return {}
+
+
+@parametrize_with_checks([RobustTreeClassifier(random_state=0), RobustTreeClassifier("gini", random_state=0),
+                          RobustTreeClassifier("credal", max_leaf_nodes=6, random_state=0),
+                          RobustForestClassifier(n_estimators=4, random_state=0),
+                          RobustForestClassifier(n_estimators=3, criterion="cl", bootstrap=False, random_state=0)],
+                         expected_failed_checks=_forest_xfail)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------- scikit-learn equivalence of the Gini tree
+def _partition(leaves):
+    return {frozenset(np.flatnonzero(leaves == l)) for l in np.unique(leaves)}
+
+
+def _data(seed, n=400, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32).astype(np.float64)     # scikit-learn's trees work in float32
+    y = (X[:, 0] + 0.6 * X[:, 1] + rng.normal(size=n) > 0).astype(int) + (X[:, 2] > 1)
+    return X, y, rng
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("kw", [{}, dict(min_samples_leaf=4), dict(max_depth=3), dict(max_leaf_nodes=10),
+                                dict(min_samples_leaf=0.02)])
+def test_gini_tree_has_sklearn_leaves(seed, kw):
+    X, y, rng = _data(seed)
+    w = rng.integers(1, 1000, len(y)).astype(float)                 # integer weights: exact counts, no gain ties
+    ours = RobustTreeClassifier("gini", random_state=0, **kw).fit(X, y, sample_weight=w)
+    ref = DecisionTreeClassifier(random_state=0, **kw).fit(X, y, sample_weight=w)
+    assert _partition(ours.apply(X)) == _partition(ref.apply(X))
+    assert ours.get_n_leaves() == ref.get_n_leaves() and ours.get_depth() == ref.get_depth()
+    t = ref.tree_                                                    # the gains of the internal nodes (tie-invariant)
+    inner = t.children_left != -1
+    wi = t.weighted_n_node_samples * t.impurity
+    ref_gain = wi[inner] - wi[t.children_left[inner]] - wi[t.children_right[inner]]
+    our_gain = ours.tree_.gain[ours.tree_.children_left != -1]
+    np.testing.assert_allclose(np.sort(our_gain), np.sort(ref_gain), rtol=1e-9, atol=1e-6)
+
+
+def test_gini_tree_equals_sklearn_on_held_out_data_without_feature_ties():
+    X, y, rng = _data(3, n=600)
+    X1 = X[:, :1]                                                    # one feature: ties only between thresholds
+    ours = RobustTreeClassifier("gini", random_state=0).fit(X1, y)
+    ref = DecisionTreeClassifier(random_state=0).fit(X1, y)
+    X_new = rng.normal(size=(4000, 1)).astype(np.float32).astype(np.float64)
+    assert np.array_equal(ours.predict(X_new), ref.predict(X_new))
+    np.testing.assert_allclose(ours.predict_proba(X_new), ref.predict_proba(X_new), atol=1e-12)
+    np.testing.assert_array_equal(np.sort(ours.tree_.threshold[ours.tree_.feature >= 0]),
+                                  np.sort(ref.tree_.threshold[ref.tree_.feature >= 0]))
+
+
+# ---------------------------------------------------------------- impurities vs independent brute force
+def _brute_min_risk(loss, p, rng, m=20000):
+    "min over many simplex points of Σ_j p_j ℓ(ŷ, e_j)."
+    K = len(p)
+    Y = np.vstack([rng.dirichlet(0.5 * np.ones(K), size=m), np.eye(K), p[None]])
+    return (loss(Y) @ p).min()
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+def test_impurities_are_minimal_risks(K):
+    rng = np.random.default_rng(K)
+    losses = {"gini": (lambda Y: (Y ** 2).sum(1, keepdims=True) - 2 * Y + 1, impurity_gini),
+              "entropy": (lambda Y: -np.log(np.maximum(Y, 1e-300)), impurity_entropy),
+              "misclassification": (lambda Y: 1 - Y, impurity_misclassification),          # ℓ∞ on the simplex
+              "gce": (lambda Y: (1 - Y ** 0.7) / 0.7, lambda c: impurity_gce(c, 0.7))}
+    for p in rng.dirichlet(np.ones(K), size=8):
+        for name, (loss, imp) in losses.items():
+            best = _brute_min_risk(loss, p, rng)
+            assert imp(p) <= best + 1e-10, name                       # the closed form is a lower bound ...
+            assert best - imp(p) < 5e-3, name                         # ... and (up to candidate density) attained
+        assert abs(impurity_entropy(p) - scipy_entropy(p)) < 1e-12
+
+
+def test_ne_impurity_is_the_binary_ne_infimum():
+    scores = np.concatenate([np.linspace(-40, 40, 80001)])
+    for lam in (0.25, 0.5, 0.75, 1.0):
+        mu = np.log(2 / lam)
+        for p in np.linspace(0, 1, 23):
+            risk = p * np.minimum(1, np.exp(-scores - mu)) + (1 - p) * np.minimum(1, np.exp(scores - mu))
+            assert abs(impurity_ne(np.array([1 - p, p]), lam) - risk.min()) < 1e-6
+
+
+def test_ne_limits_and_sqrt_gini_bound():
+    rng = np.random.default_rng(0)
+    for K in (2, 3, 7):
+        c = rng.integers(0, 9, (3000, K)).astype(float)
+        np.testing.assert_array_equal(impurity_ne(c, 1.0), impurity_misclassification(c))
+        np.testing.assert_array_equal(impurity_ne(c, 0.0), impurity_sqrt_gini(c))
+        assert np.all(impurity_sqrt_gini(c) >= impurity_misclassification(c) - 1e-9)
+        W = c.sum(1)
+        np.testing.assert_allclose(impurity_sqrt_gini(c), np.sqrt((W ** 2 - (c ** 2).sum(1)) * (K - 1) / K))
+
+
+def test_credal_entropy_matches_slsqp():
+    rng = np.random.default_rng(1)
+    for c in rng.integers(0, 7, (15, 4)).astype(float):
+        for s in (0.5, 1.0, 3.0):
+            N = c.sum(); lo, hi = c / (N + s), (c + s) / (N + s)
+            res = minimize(lambda q: np.sum(q * np.log(np.maximum(q, 1e-300))), (lo + hi) / 2, method="SLSQP",
+                           bounds=list(zip(lo, hi)), constraints={"type": "eq", "fun": lambda q: q.sum() - 1},
+                           options=dict(ftol=1e-15, maxiter=1000))
+            assert abs(credal_entropy(c, s) - (-res.fun)) < 1e-6
+
+
+def test_twoing_is_half_gini_for_two_classes_and_ranking_brute_force():
+    rng = np.random.default_rng(2)
+    L, R = rng.integers(1, 20, (500, 2)).astype(float), rng.integers(1, 20, (500, 2)).astype(float)
+    np.testing.assert_allclose(gain_twoing(L, R, L + R), split_gain(get_criterion("gini"), L, R, L + R) / 2, rtol=1e-9, atol=1e-12)
+    for l, r in zip(L[:60].astype(int), R[:60].astype(int)):
+        pos_neg = lambda a, b: a[1] * b[0]                               # positives of a × negatives of b
+        node = (l + r)
+        brute = node[0] * node[1] / 2 - (l[0] * l[1] + r[0] * r[1]) / 2 - min(pos_neg(l, r), pos_neg(r, l))
+        assert abs(gain_ranking(l.astype(float), r.astype(float), node.astype(float)) * node.sum() - brute) < 1e-9
+
+
+def test_twoing_multiclass_formula():
+    L, R = np.array([3., 1, 4]), np.array([1., 5, 2])
+    pL, pR, nL, nR = L / L.sum(), R / R.sum(), L.sum(), R.sum()
+    expected = (nL + nR) * nL * nR / (nL + nR) ** 2 * np.abs(pL - pR).sum() ** 2 / 4
+    assert abs(gain_twoing(L, R, L + R) - expected) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["exponential", "logistic", "squared", "hinge"])
+def test_margin_loss_impurity_closed_forms(name):
+    p = np.linspace(0, 1, 301)
+    exact = {"exponential": 2 * np.sqrt(p * (1 - p)), "logistic": scipy_entropy(np.stack([p, 1 - p])),
+             "squared": 4 * p * (1 - p), "hinge": 2 * np.minimum(p, 1 - p)}[name]
+    imp = MarginLossImpurity(get_loss(name))
+    assert np.max(np.abs(imp(np.stack([1 - p, p], axis=1)) - exact)) < 2e-4
+
+
+# ---------------------------------------------------------------- vectorised search vs a naive loop
+def _naive_best_gain(X, y, w, rows, K, crit, params, msl):
+    "Best gain over every feature and every midpoint threshold, by explicit loops."
+    best = -np.inf
+    T = np.bincount(y[rows], weights=w[rows], minlength=K)
+    for f in range(X.shape[1]):
+        vals = np.unique(X[rows, f])
+        for t in (vals[:-1] + vals[1:]) / 2:
+            left = rows[X[rows, f] <= t]; right = rows[X[rows, f] > t]
+            if len(left) < msl or len(right) < msl: continue
+            Lc = np.bincount(y[left], weights=w[left], minlength=K)
+            best = max(best, float(split_gain(crit, Lc, T - Lc, T, **params)))
+    return best
+
+
+def _rows_of(tree, leaves, i):
+    if tree.children_left[i] == -1: return np.flatnonzero(leaves == i)
+    return np.concatenate([_rows_of(tree, leaves, tree.children_left[i]), _rows_of(tree, leaves, tree.children_right[i])])
+
+
+def _check_against_naive(X, y, w, criterion, K, msl=1, max_depth=3, **kw):
+    m = RobustTreeClassifier(criterion, max_depth=max_depth, min_samples_leaf=msl, random_state=0, **kw).fit(X, y, sample_weight=w)
+    crit = get_criterion(criterion); params = criterion_params(crit, **kw)
+    t, leaves = m.tree_, m.tree_.apply(X)
+    for i in range(t.node_count):
+        rows = _rows_of(t, leaves, i)
+        rows = rows[w[rows] > 0]
+        best = _naive_best_gain(X, y, w, rows, K, crit, params, msl)
+        if t.children_left[i] != -1:                                     # an internal node took the best split ...
+            assert abs(t.gain[i] - best) <= 1e-9 * max(1, abs(best)), (criterion, i, t.gain[i], best)
+            left = _rows_of(t, leaves, t.children_left[i])
+            assert np.all(X[left, t.feature[i]] <= t.threshold[i])
+        elif t.depth[i] < max_depth and len(np.unique(y[rows])) > 1:     # ... and a leaf had none worth taking
+            assert best <= 1e-10 * w[rows].sum() or not np.isfinite(best), (criterion, i, best)
+
+
+@pytest.mark.parametrize("criterion", sorted(set(CRITERIA) - {"ane", "ranking"}))
+def test_search_equals_naive_loop_multiclass(criterion):
+    rng = np.random.default_rng(5)
+    X = np.round(rng.normal(size=(90, 3)), 1)                            # rounding makes runs of equal values
+    y = rng.integers(0, 3, 90)
+    _check_against_naive(X, y, np.ones(90), criterion, 3, msl=2)
+
+
+@pytest.mark.parametrize("criterion", ["ranking", "gini", "ne", "credal"])
+def test_search_equals_naive_loop_binary_weighted(criterion):
+    rng = np.random.default_rng(6)
+    X = np.round(rng.normal(size=(80, 3)), 1)
+    y = (X[:, 0] + rng.normal(size=80) > 0).astype(int)
+    w = rng.integers(0, 4, 80).astype(float)                             # zero weights drop rows
+    _check_against_naive(X, y, w, criterion, 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), K=st.integers(2, 4), crit=st.sampled_from(["gini", "cl", "ne", "entropy", "twoing"]))
+def test_search_equals_naive_loop_property(seed, K, crit):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 40))
+    X = rng.integers(0, 4, (n, 2)).astype(float)
+    y = rng.integers(0, K, n); y[:K] = np.arange(K)
+    _check_against_naive(X, y, np.ones(n), crit, K, max_depth=2)
+
+
+# ---------------------------------------------------------------- tree-level theory
+def test_cl_tree_early_stopping_and_equivalences():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(250, 4)); y = np.digitize(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=250), [-0.5, 0.5])
+    cl = RobustTreeClassifier("cl", random_state=1).fit(X, y)
+    ne1 = RobustTreeClassifier("ne", lam=1.0, random_state=1).fit(X, y)
+    for k in ("children_left", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(cl.tree_, k), getattr(ne1.tree_, k))
+    # Theorem 5 (a): every impure leaf admits no split that changes a majority (naive gain 0, exact in integers)
+    crit = get_criterion("cl"); leaves = cl.apply(X)
+    for leaf in np.flatnonzero(cl.tree_.children_left == -1):
+        rows = np.flatnonzero(leaves == leaf)
+        if len(np.unique(y[rows])) > 1:
+            assert _naive_best_gain(X, y, np.ones(len(y)), rows, 3, crit, {}, 1) == 0
+    # Theorem 3: leaf prediction = majority
+    for leaf in np.unique(leaves):
+        assert cl.classes_[np.argmax(np.bincount(y[leaves == leaf], minlength=3))] == cl.predict(X[leaves == leaf][:1])[0]
+    tiny = RobustTreeClassifier("ne", lam=0.5 / np.sqrt(len(y)), random_state=1).fit(X, y)
+    sq = RobustTreeClassifier("sqrt_gini", random_state=1).fit(X, y)
+    assert _partition(tiny.apply(X)) == _partition(sq.apply(X))
+
+
+# ---------------------------------------------------------------- determinism, forests, ANE
+def test_determinism_and_forest_parallel_equivalence():
+    X, y, _ = _data(8, n=300)
+    a = RobustTreeClassifier("ane", random_state=3).fit(X, y)
+    b = RobustTreeClassifier("ane", random_state=3).fit(X, y)
+    assert a.lam_ == b.lam_ and a.ane_scores_ == b.ane_scores_
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    f1 = RobustForestClassifier(6, "gini", n_jobs=1, random_state=4).fit(X, y)
+    f2 = RobustForestClassifier(6, "gini", n_jobs=2, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(f1.predict_proba(X), f2.predict_proba(X))
+    np.testing.assert_allclose(f1.predict_proba(X), np.mean([e.predict_proba(X) for e in f1.estimators_], axis=0))
+    assert f1.apply(X).shape == (len(y), 6)
+    assert abs(f1.feature_importances_.sum() - 1) < 1e-12
+    g = pickle.loads(pickle.dumps(f1))
+    np.testing.assert_array_equal(g.predict(X), f1.predict(X))
+    assert clone(f1).get_params() == f1.get_params()
+
+
+def test_ane_tuning_picks_the_best_validation_lambda():
+    X, y, _ = _data(9, n=300)
+    m = RobustTreeClassifier("ane", random_state=0).fit(X, y)
+    assert set(m.ane_scores_) == {0.0, 0.25, 0.5, 0.75, 1.0}
+    best = max(m.ane_scores_.values())
+    assert m.lam_ == max(l for l, s in m.ane_scores_.items() if s == best)       # ties → larger λ
+    ref = RobustTreeClassifier("ne", lam=m.lam_, random_state=0)
+    # the refit uses the same growth seed as the final tree: identical to an NE tree grown with that seed
+    assert m.get_n_leaves() >= 1 and ref.fit(X, y).get_n_leaves() >= 1
+
+
+def test_predict_proba_is_leaf_proportions():
+    X, y, rng = _data(10, n=200)
+    w = rng.uniform(0.5, 2, 200)
+    m = RobustTreeClassifier("ne", lam=0.5, max_depth=3, random_state=0).fit(X, y, sample_weight=w)
+    leaves = m.apply(X)
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        expected = np.bincount(y[rows], weights=w[rows], minlength=3) / w[rows].sum()
+        np.testing.assert_allclose(m.predict_proba(X[rows][:1])[0], expected, atol=1e-12)
+
+
+# ---------------------------------------------------------------- bad input
+X0 = np.random.default_rng(0).normal(size=(40, 3))
+Y3 = np.arange(40) % 3
+
+
+@pytest.mark.parametrize("est, match", [
+    (RobustTreeClassifier("gimi"), "valid criteria: ane, credal, entropy, gce, gini, misclassification, ne, ranking, sqrt_gini, twoing"),
+    (RobustTreeClassifier("ne", lam=1.2), r"lam=1.2 is outside its range \[0, 1\]"),
+    (RobustTreeClassifier("ne", lam=-0.1), "lam=-0.1"),
+    (RobustTreeClassifier("gce", q=-0.5), "q=-0.5"),
+    (RobustTreeClassifier("gce", q=np.inf), "q must be a finite"),
+    (RobustTreeClassifier("credal", s=0), "s=0.0"),
+    (RobustTreeClassifier("ranking"), "binary problems only"),
+    (RobustTreeClassifier(get_loss("logistic")), "binary problems only"),
+    (RobustTreeClassifier(min_samples_leaf=0), "min_samples_leaf"),
+    (RobustTreeClassifier(min_samples_leaf=0.7), "fraction"),
+    (RobustTreeClassifier(max_depth=0), "max_depth"),
+    (RobustTreeClassifier(max_leaf_nodes=1), "max_leaf_nodes"),
+    (RobustTreeClassifier(max_features="half"), "max_features"),
+    (RobustTreeClassifier(max_features=7), "max_features"),
+    (RobustTreeClassifier(ane_grid=(0.5, 2.0)), "ane_grid"),
+    (RobustTreeClassifier(ane_grid=()), "ane_grid is empty"),
+    (RobustTreeClassifier(ane_val_size=1.0), "ane_val_size"),
+    (RobustForestClassifier(n_estimators=0), "n_estimators"),
+    (RobustForestClassifier(bootstrap="yes"), "bootstrap"),
+])
+def test_bad_parameters(est, match):
+    with pytest.raises(ValueError, match=match):
+        est.fit(X0, Y3)
+
+
+def test_bad_data():
+    Xn = X0.copy(); Xn[2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"): RobustTreeClassifier().fit(Xn, Y3)
+    m = RobustTreeClassifier("gini").fit(X0, Y3)
+    with pytest.raises(ValueError, match="NaN"): m.predict(Xn)
+    with pytest.raises(ValueError, match="no training samples with positive weight"):
+        RobustTreeClassifier("gini").fit(X0, Y3, sample_weight=(Y3 != 1).astype(float))
+    with pytest.raises(ValueError, match="one class"): RobustTreeClassifier("gini").fit(X0, np.zeros(40))
+    with pytest.raises(ValueError, match="features"): m.predict(X0[:, :2])
+    with pytest.raises(ValueError, match="unknown criterion"): get_criterion(3)
+
+
+def test_chunked_search_and_partition_give_the_same_tree(monkeypatch):
+    import robust_ref.trees as trees_module
+    X, y, _ = _data(11, n=300, d=5)
+    ref = RobustTreeClassifier("entropy", random_state=0).fit(X, y)
+    monkeypatch.setattr(trees_module, "_BLOCK", 64)                  # tiny blocks: many chunks per level
+    small = RobustTreeClassifier("entropy", random_state=0).fit(X, y)
+    for k in ("children_left", "children_right", "feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(ref.tree_, k), getattr(small.tree_, k))
