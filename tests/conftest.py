@@ -54,3 +54,11 @@ def execute_once(nb: Path) -> Path:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+def tree_boosting_expected_failures(est) -> dict:
+    "Checks expected to fail for boosting with scikit-learn trees (scikit-learn x-fails the same for its AdaBoost)."
+    if getattr(est, "base_learner", "stump") == "tree":
+        return {"check_sample_weight_equivalence_on_dense_data":
+                "scikit-learn trees inside boosting: weights ≠ repetitions (sklearn x-fails it for AdaBoostClassifier)"}
+    return {}

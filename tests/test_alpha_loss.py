@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from conftest import tree_boosting_expected_failures
 from hypothesis import given, settings, strategies as st
 from scipy.special import expit
 from sklearn.base import clone
@@ -401,14 +403,9 @@ def _estimators():
     yield AlphaLogisticRegression(alpha=1, C=10.0, tol=1e-10)   # weights ≡ repetitions is checked to rtol 1e-7
 
 
-def _expected_failures(est):
-    if getattr(est, "base_learner", "stump") == "tree":
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "scikit-learn trees inside boosting: weights ≠ repetitions (sklearn x-fails it for AdaBoostClassifier)"}
-    return {}
 
 
-@parametrize_with_checks(list(_estimators()), expected_failed_checks=_expected_failures)
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=tree_boosting_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)

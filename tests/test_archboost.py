@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from conftest import tree_boosting_expected_failures
 from hypothesis import given, settings, strategies as st
 from scipy.special import expit, logit
 from sklearn.base import clone
@@ -36,10 +38,7 @@ def _xfail(est):
                 "learners.best_real_stump: Z = Σ√(W₊W₋) of a pure leaf is √(rounding residue) ≈ 1e-9, not 0, so two "
                 "equally perfect splits are not ties and one-ulp weight differences (weights vs repetitions) pick "
                 "different stumps; reported to the lead"}
-    if getattr(est, "base_learner", "stump") == "tree":
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "scikit-learn trees inside boosting: weights ≠ repetitions (sklearn x-fails it for AdaBoostClassifier)"}
-    return {}
+    return tree_boosting_expected_failures(est)
 
 
 @parametrize_with_checks(list(_estimators()), expected_failed_checks=_xfail)

@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from conftest import tree_boosting_expected_failures
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.model_selection import GridSearchCV, cross_val_score
@@ -28,15 +30,9 @@ def _estimators():
     yield MarginBoostClassifier(loss="logistic", kind="newton", n_estimators=5)
 
 
-def _expected_failures(est):
-    "scikit-learn x-fails this check for its own AdaBoostClassifier (tree ensembles re-weighted every round)."
-    if getattr(est, "base_learner", "stump") == "tree":
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "scikit-learn trees inside boosting: weights ≠ repetitions (sklearn x-fails it for AdaBoostClassifier)"}
-    return {}
 
 
-@parametrize_with_checks(list(_estimators()), expected_failed_checks=_expected_failures)
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=tree_boosting_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)   # empty ensembles on constant-feature check data

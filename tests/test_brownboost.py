@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from conftest import tree_boosting_expected_failures
 from scipy.optimize import fsolve, least_squares
 from scipy.special import erf, erfinv
 from sklearn.base import clone
@@ -22,14 +24,9 @@ def _estimators():
     yield RobustBoostClassifier(error_goal=0.2, n_estimators=4, base_learner="tree", max_depth=2, random_state=0)
 
 
-def _xfail(est):
-    if getattr(est, "base_learner", "stump") == "tree":
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "scikit-learn trees inside boosting: weights ≠ repetitions (sklearn x-fails it for AdaBoostClassifier)"}
-    return {}
 
 
-@parametrize_with_checks(list(_estimators()), expected_failed_checks=_xfail)
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=tree_boosting_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
