@@ -6,19 +6,14 @@ depth-1 trees, 200 rounds on `magic` (19,020 × 10). Prints best-of-3 wall times
 BLAS is limited to one thread by default: on a loaded 2-core machine OpenBLAS's threaded dot product of 19k
 numbers took 0.9 ms instead of 4 µs (spinning threads), which swamps both contenders.
 """
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
 from sklearn.tree import DecisionTreeClassifier
-from threadpoolctl import threadpool_limits
 
+from _common import magic_setup
 from robust_ref.baselines import AdaBoostClassifier
-
-DATA = Path(__file__).resolve().parent.parent / "robust_ref" / "data" / "magic.csv"
 
 
 def best_time(make, X, y, repeats):
@@ -31,14 +26,7 @@ def best_time(make, X, y, repeats):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--blas-threads", type=int, default=1, help="0 = leave BLAS threading alone")
-    a = ap.parse_args()
-    if a.blas_threads > 0: threadpool_limits(a.blas_threads)
-    d = pd.read_csv(DATA)
-    X, y = d.drop(columns="label").to_numpy(np.float64), d["label"].to_numpy()
+    a, X, y = magic_setup(__doc__.splitlines()[0])
     X = X.astype(np.float32).astype(np.float64)            # sklearn trees use float32: same numbers for both
     print(f"magic: {X.shape[0]} x {X.shape[1]}, {a.rounds} rounds, best of {a.repeats}, BLAS threads "
           f"{a.blas_threads or 'default'}")

@@ -9,18 +9,14 @@ numpy/BLAS run single-threaded (threadpoolctl.threadpool_limits(1)), as in bench
 2-core machine OpenBLAS's spinning threads swamp the per-round cost of both contenders.
 The two are timed interleaved (A, B, A, B, ...) so that load changes on a shared machine hit both alike.
 """
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from _common import magic_setup
 from robust_ref.alpha_loss import AdaBoostAlpha
 from robust_ref.baselines import AdaBoostClassifier
-
-DATA = Path(__file__).resolve().parent.parent / "robust_ref" / "data" / "magic.csv"
 
 
 def per_round(make, X, y):
@@ -33,15 +29,8 @@ def per_round(make, X, y):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--alphas", type=float, nargs="+", default=[2.0, 0.5, 1.0, float("inf")])
-    ap.add_argument("--blas-threads", type=int, default=1, help="0 = leave BLAS threading alone")
-    a = ap.parse_args()
-    if a.blas_threads > 0: threadpool_limits(a.blas_threads)
-    d = pd.read_csv(DATA)
-    X, y = d.drop(columns="label").to_numpy(np.float64), d["label"].to_numpy()
+    a, X, y = magic_setup(__doc__.splitlines()[0], lambda ap: ap.add_argument(
+        "--alphas", type=float, nargs="+", default=[2.0, 0.5, 1.0, float("inf")]))
     print(f"magic: {X.shape[0]} x {X.shape[1]}, {a.rounds} rounds, best of {a.repeats}, "
           f"BLAS threads {a.blas_threads or 'default'}, exact stump (criterion 'error')")
     for alpha in a.alphas:

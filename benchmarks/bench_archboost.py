@@ -9,29 +9,18 @@ NumPy/BLAS is limited to one thread (threadpoolctl.threadpool_limits(1)) as in b
 machine threaded BLAS reductions of 19k numbers spin and swamp both contenders. The two contenders are timed in
 alternation, repeat by repeat, so that a change in machine load affects both alike.
 """
-import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from _common import magic_setup
 from robust_ref.archboost import ARBGamma, ArchBoostClassifier
 from robust_ref.baselines import RealAdaBoostClassifier
 
-DATA = Path(__file__).resolve().parent.parent / "robust_ref" / "data" / "magic.csv"
-
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--blas-threads", type=int, default=1, help="0 = leave BLAS threading alone")
-    a = ap.parse_args()
-    if a.blas_threads > 0: threadpool_limits(a.blas_threads)
-    d = pd.read_csv(DATA)
-    X, y = d.drop(columns="label").to_numpy(np.float64), d["label"].to_numpy()
+    a, X, y = magic_setup(__doc__.splitlines()[0])
     print(f"magic: {X.shape[0]} x {X.shape[1]}, {a.rounds} rounds, best of {a.repeats}, BLAS threads "
           f"{a.blas_threads or 'default'}")
     runs = {
