@@ -294,7 +294,7 @@ def test_masterlp_bad_inputs():
     with pytest.raises(ValueError, match="cross"): MasterLP([0, 2], [1, 1])
     with pytest.raises(ValueError, match="NaN"): MasterLP([np.nan], [1])
     with pytest.raises(ValueError, match="length 2"): MasterLP([0, 0], [1, 1, 1])
-    with pytest.raises(ValueError, match="non-empty"): MasterLP([], [])
+    with pytest.raises(ValueError, match="1-D"): MasterLP([[0]], [[1]])
     with pytest.raises(ValueError, match="lower bound must be finite or -inf"): MasterLP([np.inf], [np.inf])
     with pytest.raises(ValueError, match="rejected option"): MasterLP([0], [1], options={"bogus": 1})
     with pytest.raises(ValueError, match="offset"): MasterLP([0], [1], offset=np.nan)
@@ -308,6 +308,11 @@ def test_masterlp_bad_inputs():
     with pytest.raises(TypeError, match="integers"): lp.add_column(1.0, ([0.5], [1.0]))
     with pytest.raises(ValueError, match="one row per LP row"): lp.add_columns([1.0], np.ones((3, 1)))
     with pytest.raises(ValueError, match="NaN or inf"): lp.add_columns([1.0], np.full((2, 1), np.nan))
+    with pytest.raises(ValueError, match="one column per LP column"): lp.add_rows(0, 1, np.ones((1, 3)))
+    one_col = MasterLP([0], [1]); one_col.add_column(1.0, [1.0])
+    with pytest.raises(ValueError, match="NaN or inf"): one_col.add_rows(0, 1, [[np.nan]])
+    with pytest.raises(ValueError, match="cross"): one_col.add_rows(1, 0, [[1.0]])
+    with pytest.raises(ValueError, match="row index outside"): MasterLP([0], [1]).remove_rows([3])
     with pytest.raises(ValueError, match="2-D"): lp.add_columns([1.0], np.ones(2))
     with pytest.raises(ValueError, match="costs"): lp.add_columns([1.0, 2.0], np.ones((2, 1)))
     lp.add_column(1.0, [1, 0])
@@ -580,3 +585,52 @@ def test_lpboost_nothing_to_learn_keeps_one_rule_and_stops():
     clf = LPBoostClassifier().fit(X, y)
     assert clf.n_iter_ == 1 and clf.converged_ and abs(clf.edge_path_[0]) < 1e-12
     assert clf.predict(X).shape == (6,)
+
+
+# ----------------------------------------------------------------------------------------------
+# row generation: add_rows / remove_rows on a live model (the RMBoost master in its dual form)
+# ----------------------------------------------------------------------------------------------
+def test_model_without_rows_then_rows_added_one_at_a_time_matches_linprog():
+    """Start with columns only, add a random ranged row per round (dual simplex repairs it from the old basis);
+    after every round the objective equals linprog's from scratch and the KKT conditions hold."""
+    rng = np.random.default_rng(11)
+    k, rounds = 15, 40
+    c = -rng.uniform(0.1, 1.0, k)                         # min c·x with c < 0 and 0 ≤ x ≤ 3: bounded, feasible (x=0)
+    lp = MasterLP(np.empty(0), np.empty(0), algorithm="dual")
+    lp.add_columns(c, np.empty((0, k)), 0.0, 3.0)
+    assert lp.n_rows == 0 and abs(lp.solve().objective - 3 * c.sum()) <= TOL   # no rows: every x_j at its bound
+    rows, L, U, iters = [], [], [], []
+    for r in range(rounds):
+        a = rng.normal(size=k) * (rng.random(k) < 0.7)
+        lo, hi = -rng.uniform(0.5, 2), rng.uniform(0.5, 2)  # 0 inside: x = 0 stays feasible
+        idx = lp.add_rows(lo, hi, a[None])
+        assert idx.tolist() == [r] and lp.n_rows == r + 1
+        rows.append(a); L.append(lo); U.append(hi)
+        res = lp.solve(); iters.append(res.iterations)
+        A = np.array(rows)
+        status, obj, *_ = linprog_solve(c, A, np.array(L), np.array(U), np.zeros(k), np.full(k, 3.0), "min")
+        assert status == 0 and abs(res.objective - obj) <= TOL * max(1, abs(obj))
+        kkt_check(c, A, np.array(L), np.array(U), np.zeros(k), np.full(k, 3.0), "min", res.x, res.row_dual,
+                  res.reduced_cost)
+    assert np.mean(iters[10:]) < k                        # warm: a few pivots per new row, not a fresh solve
+
+
+def test_remove_rows_matches_linprog_and_returns_the_index_map():
+    rng = np.random.default_rng(12)
+    k, m = 10, 25
+    c = -rng.uniform(0.1, 1.0, k)
+    A = rng.normal(size=(m, k)); L = -rng.uniform(0.5, 2, m); U = rng.uniform(0.5, 2, m)
+    lp = MasterLP(L, U); lp.add_columns(c, A, 0.0, 3.0); lp.solve()
+    drop = np.array([0, 3, 7, 24])
+    mapping = lp.remove_rows(drop)
+    keep = np.setdiff1d(np.arange(m), drop)
+    assert lp.n_rows == len(keep) and np.all(mapping[drop] == -1)
+    np.testing.assert_array_equal(mapping[keep], np.arange(len(keep)))
+    res = lp.solve()
+    status, obj, *_ = linprog_solve(c, A[keep], L[keep], U[keep], np.zeros(k), np.full(k, 3.0), "min")
+    assert abs(res.objective - obj) <= TOL * max(1, abs(obj))
+    arrays = lp.to_arrays()
+    np.testing.assert_array_equal(arrays["A"], A[keep])
+    np.testing.assert_array_equal(arrays["row_lower"], L[keep])
+    lp.remove_rows(np.ones(lp.n_rows, dtype=bool))        # a boolean mask: every row
+    assert lp.n_rows == 0 and abs(lp.solve().objective - 3 * c.sum()) <= TOL

@@ -84,11 +84,12 @@ def test_sample_weight_equals_repeated_rows(small):
     assert abs(R_w - R_rep) < TOL
 
 
+@pytest.mark.parametrize("lp_form", ["dual", "primal"])
 @pytest.mark.parametrize("lam", [1 / np.sqrt(80), 0.02])
-def test_column_generation_converges_to_full_lp(small, lam):
+def test_column_generation_converges_to_full_lp(small, lam, lp_form):
     X, y, Phi = small
     R_full = authors_linprog(Phi, y, lam)[1]
-    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_rounds=1000).fit(X, y)
+    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_rounds=1000, lp_form=lp_form).fit(X, y)
     assert clf.stopped_                               # Step 5 fired: the exact oracle certifies optimality
     assert abs(clf.minimax_risk_ - R_full) < TOL
     assert np.all(np.diff(clf.risk_path_) <= 1e-9)
@@ -128,13 +129,56 @@ def test_warm_and_scratch_give_same_risk_every_round():
     V = rule_matrix(warm.rules_, X)
     for k in range(1, len(warm.risk_path_)):
         t = len(warm.coef_path_[k])
-        cold = RMBoostMaster(y, warm_start=False)
+        cold = RMBoostMaster(y, warm_start=False, form="primal")     # the authors' LP (16), from scratch
         cold.add_rules(V[:, :t], 1 / np.sqrt(len(y)))
         assert abs(cold.solve().risk - warm.risk_path_[k]) < 1e-7
         if k % 8 == 0:                                           # and a third, independent solver formulation
             assert abs(authors_linprog(V[:, :t], y, 1 / np.sqrt(len(y)))[1] - warm.risk_path_[k]) < 1e-7
+    # a whole fit rebuilt from scratch each round: a valid (possibly different) path, R never increasing
     scratch = RMBoostClassifier(n_rounds=25, random_state=0, warm_start=False).fit(X, y)
-    assert abs(scratch.minimax_risk_ - warm.minimax_risk_) < 1e-7 or len(scratch.rules_) != len(warm.rules_)
+    assert np.all(np.isfinite(scratch.risk_path_)) and np.all(np.diff(scratch.risk_path_) <= 1e-9)
+
+
+@pytest.mark.parametrize("q_kind", ["uniform", "weighted"])
+def test_dual_and_primal_masters_agree_every_round_and_certify(q_kind):
+    """The same rule sequence in both forms: equal R at every round (R is unique), and each form's (μ, α−β) satisfies
+    the KKT conditions of (16) written out here: |Φμ| ≤ ½, |Φᵀ(α−β) − τ| ≤ λ, complementary slackness, duality."""
+    rng = np.random.default_rng(7)
+    n, K = 90, 40
+    y = rng.choice([-1.0, 1.0], n)
+    q = np.full(n, 1 / n) if q_kind == "uniform" else rng.uniform(0.5, 2, n)
+    q = q / q.sum()
+    masters = {f: RMBoostMaster(y, q, form=f) for f in ("primal", "dual")}
+    removed = 0
+    for k in range(K):
+        v = np.sign(rng.normal(size=n) + 0.6 * y * rng.random()); v[v == 0] = 1
+        sols = {}
+        for f, m in masters.items():
+            m.add_rules(v[:, None], rng.uniform(0.03, 0.12) if f == "primal" else masters["primal"].lam[-1])
+            sols[f] = m.solve()
+        assert abs(sols["dual"].risk - sols["primal"].risk) < TOL
+        Phi, lam = masters["dual"].V, masters["dual"].lam           # per-rule λ_j, as in the LP
+        np.testing.assert_array_equal(lam, masters["primal"].lam)
+        tau = (q * y) @ Phi
+        for f, sol in sols.items():
+            fx, amb = Phi @ sol.mu, sol.alpha_minus_beta
+            assert np.max(np.abs(fx)) <= 0.5 + TOL                               # primal feasible
+            assert np.max(np.abs(Phi.T @ amb - tau) - lam) <= TOL                  # dual feasible
+            alpha, beta = np.maximum(amb, 0), np.maximum(-amb, 0)
+            assert np.max(alpha * np.abs(fx - 0.5)) <= TOL and np.max(beta * np.abs(fx + 0.5)) <= TOL
+            edge = Phi.T @ (q * y - amb)                 # μ_j ≠ 0 only where p·v_j = ±λ_j, with μ_j's sign
+            on = np.abs(sol.mu) > 1e-9
+            assert np.all(np.abs(edge[on] - np.sign(sol.mu[on]) * lam[on]) <= TOL)
+            assert abs(0.5 - tau @ sol.mu + lam @ np.abs(sol.mu) - sol.risk) < TOL    # objective of (16)
+            assert abs(0.5 * (1 - np.abs(amb).sum()) - sol.risk) < TOL                 # strong duality
+        if k == 25:                                      # removal keeps the value (rules with |p·v| < λ and μ = 0)
+            d = sols["dual"]
+            slack = (np.abs(Phi.T @ (q * y - d.alpha_minus_beta)) < lam - 1e-6) & (np.abs(d.mu) < 1e-9)
+            for m in masters.values():
+                m.remove_rules(np.flatnonzero(slack))
+                assert abs(m.solve().risk - d.risk) < TOL
+            removed = int(slack.sum())
+    assert removed > 0 and masters["dual"].n_rules == masters["primal"].n_rules == K - removed
 
 
 def test_predict_proba_and_decision_consistent():
@@ -211,6 +255,7 @@ def test_lp_status_error_names_status():
     (dict(tie_break="error"), ValueError, "tie_break"),
     (dict(lp_tol=0), ValueError, "lp_tol"),
     (dict(remove_inactive="yes"), ValueError, "remove_inactive"),
+    (dict(lp_form="both"), ValueError, "lp_form must be one of"),
     (dict(base_learner=object()), TypeError, "fit, predict"),
     (dict(base_learner="forest"), ValueError, "base_learner must be"),
 ])
