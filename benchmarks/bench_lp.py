@@ -10,9 +10,9 @@ master: each round a CART tree (max_leaf_nodes=11) is fitted to a weighted boots
 with the current dual weights (the RMBoost authors' "official mode": no early stop, so all rounds
 add a column). The LP work of every round is then timed three ways on exactly the same LPs:
 
-* warm     -- one `MasterLP` alive for the whole run: add the round's column(s), `solve()` from the
-              previous basis (this is what `robust_ref` does; dual simplex for the RMBoost master,
-              primal simplex for the LPBoost master, the faster choice for each);
+* warm     -- one master alive for the whole run: add the round's rule, `solve()` from the previous
+              basis (this is what `robust_ref` does: `RMBoostMaster`, LP (16) by primal simplex without
+              bound perturbation, or its dual (17) with --rm-form dual; `LPBoostMaster` by primal simplex);
 * highspy  -- build a new `MasterLP` from all columns so far and solve it cold with HiGHS's
               defaults (presolve, HiGHS chooses the algorithm);
 * linprog  -- build the dense inequality-form matrices and call
@@ -31,6 +31,7 @@ from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
 
 from robust_ref.lp import LPBoostMaster, MasterLP
+from robust_ref.rmboost import RMBoostMaster
 
 DATA = Path(__file__).resolve().parents[1] / "robust_ref" / "data"
 
@@ -94,22 +95,21 @@ def lpboost_cold_linprog(H, y, nu, k):
 
 
 # ---------------------------------------------------------------------------------------------- RMBoost
-def rmboost_warm(X, y, rounds, seed):
-    "RMBoost master (spec §3.1): ranged rows -1/2 ≤ Φμ ≤ 1/2, columns ±v, cost ∓τ + λ; duals → weights p."
+def rmboost_warm(X, y, rounds, seed, form="primal"):
+    "The library's `RMBoostMaster` (spec §3.1; LP (16) or its dual (17)), one rule per round; duals → weights p."
     rng = np.random.default_rng(seed)
     n = len(y); lam = 1 / np.sqrt(n)
-    t0 = time.perf_counter(); lp = MasterLP(np.full(n, -0.5), np.full(n, 0.5), offset=0.5)
-    t_build = time.perf_counter() - t0
+    t0 = time.perf_counter(); master = RMBoostMaster(y, form=form); t_build = time.perf_counter() - t0
     p = y / n
     H, times, objs, iters = [], [], [], []
     for _ in range(rounds):
         v = bootstrap_tree_rule(X, p, rng)
-        H.append(v); tau = y @ v / n
+        H.append(v)
         t0 = time.perf_counter()
-        lp.add_column(-tau + lam, v); lp.add_column(tau + lam, -v); res = lp.solve()
+        master.add_rules(v[:, None], lam); sol = master.solve()
         times.append(time.perf_counter() - t0)
-        p = y / n + res.row_dual            # p = y/n - (α - β) with α - β = -row_dual
-        objs.append(res.objective); iters.append(res.iterations)
+        p = y / n - sol.alpha_minus_beta
+        objs.append(sol.risk); iters.append(sol.iterations)
     times[0] += t_build
     return np.column_stack(H), np.array(times), np.array(objs), np.array(iters)
 
@@ -138,13 +138,13 @@ def rmboost_cold_linprog(H, y, k):
 
 
 # ---------------------------------------------------------------------------------------------- driver
-def run(master, X, y, rounds, nu, seed, every):
+def run(master, X, y, rounds, nu, seed, every, rm_form="primal"):
     if master == "lpboost":
         H, t_warm, obj, iters = lpboost_warm(X, y, rounds, nu, seed)
         cold = {"highspy": lambda k: lpboost_cold_highspy(H, y, nu, k),
                 "linprog": lambda k: lpboost_cold_linprog(H, y, nu, k)}
     else:
-        H, t_warm, obj, iters = rmboost_warm(X, y, rounds, seed)
+        H, t_warm, obj, iters = rmboost_warm(X, y, rounds, seed, rm_form)
         cold = {"highspy": lambda k: rmboost_cold_highspy(H, y, k),
                 "linprog": lambda k: rmboost_cold_linprog(H, y, k)}
     t_cold = {name: np.zeros(rounds) for name in cold}
@@ -173,10 +173,11 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=int, default=20, help="print every k-th round")
     ap.add_argument("--master", choices=["lpboost", "rmboost", "both"], default="both")
+    ap.add_argument("--rm-form", choices=["primal", "dual"], default="primal", help="LP form of the RMBoost master")
     args = ap.parse_args(argv)
     X, y = load(args.data)
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
-    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every) for m in masters]
+    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form) for m in masters]
     print("\nsummary (cold time / warm time, LP work only):")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 

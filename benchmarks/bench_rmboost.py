@@ -25,10 +25,10 @@ from robust_ref.learners import rule_matrix
 from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 
 
-def warm_fit(X, y, rounds, seed=0):
+def warm_fit(X, y, rounds, seed=0, form="primal"):
     "Fit RMBoost (official mode, resampled ≤11-leaf trees) with the warm-started master; returns (model, wall seconds)."
     t0 = time.perf_counter()
-    model = RMBoostClassifier(n_rounds=rounds, random_state=seed).fit(X, y)
+    model = RMBoostClassifier(n_rounds=rounds, random_state=seed, lp_form=form).fit(X, y)
     return model, time.perf_counter() - t0
 
 
@@ -79,37 +79,45 @@ def compare(name, rounds, linprog_every):
     print(f"  ratio cold / warm LP time     {cold_s / lp:8.1f}×  (target ≥ 20×)")
     print(f"  LP share ≤ learner share?     {lp <= learn}  (LP {lp / wall:.1%} vs learner {learn / wall:.1%})")
     print(f"  max |R_warm − R_cold| over rounds {gap:.1e}  (target ≤ 1e-7)")
+    row = dict(dataset=name, n=len(y), K=rounds, fit_s=wall, learner_s=learn, lp_warm_s=lp, lp_warm_pivots=model.lp_iterations_,
+               lp_cold_s=cold_s, lp_cold_pivots=cold_piv, ratio_cold=cold_s / lp, max_dR=gap)
     if linprog_every:
         lp_s, lp_gap = linprog_solves(model, X, y_pm, linprog_every)
         print(f"  LP, linprog A_ub form (extrap.) {lp_s:6.2f} s  → ratio {lp_s / lp:.1f}×; max |ΔR| {lp_gap:.1e}")
+        row.update(lp_linprog_s=lp_s, ratio_linprog=lp_s / lp, max_dR_linprog=lp_gap)
+    return row
 
 
-def scaling(sizes, rounds, k_grid, plot):
+def scaling(sizes, rounds, k_grid, plot, forms=("primal",)):
+    "Fit time vs n (magic subsamples, K = rounds) and vs K (credit), for each LP form; returns two lists of dict rows."
     X, y = load_dataset("magic", return_X_y=True)
-    rng = np.random.default_rng(0)
-    rows_n = []
-    print(f"\nfit time vs n (magic subsamples, K = {rounds}):\n       n   fit s    LP s  learner s  pivots")
+    rows_n, rows_k = [], []
+    print(f"\nfit time vs n (magic subsamples, K = {rounds}):\n  form        n   fit s    LP s  learner s  pivots")
     for n in sizes:
-        idx = rng.choice(len(y), n, replace=False)
-        m, wall = warm_fit(X[idx], y[idx], rounds)
-        rows_n.append((n, wall, m.lp_seconds_, m.learner_seconds_))
-        print(f"  {n:6d} {wall:7.2f} {m.lp_seconds_:7.2f} {m.learner_seconds_:10.2f} {m.lp_iterations_:7d}")
+        idx = np.random.default_rng(n).choice(len(y), n, replace=False)
+        for form in forms:
+            m, wall = warm_fit(X[idx], y[idx], rounds, form=form)
+            rows_n.append(dict(form=form, n=n, K=rounds, fit_s=wall, lp_s=m.lp_seconds_, learner_s=m.learner_seconds_,
+                               pivots=m.lp_iterations_))
+            print(f"  {form:7s} {n:6d} {wall:7.2f} {m.lp_seconds_:7.2f} {m.learner_seconds_:10.2f} {m.lp_iterations_:7d}")
     Xc, yc = load_dataset("credit", missing="impute", return_X_y=True)
-    rows_k = []
-    print(f"\nfit time vs K (credit, n = {len(yc)}):\n       K   fit s    LP s  learner s  pivots")
+    print(f"\nfit time vs K (credit, n = {len(yc)}):\n  form        K   fit s    LP s  learner s  pivots")
     for K in k_grid:
-        m, wall = warm_fit(Xc, yc, K)
-        rows_k.append((K, wall, m.lp_seconds_, m.learner_seconds_))
-        print(f"  {K:6d} {wall:7.2f} {m.lp_seconds_:7.2f} {m.learner_seconds_:10.2f} {m.lp_iterations_:7d}")
+        for form in forms:
+            m, wall = warm_fit(Xc, yc, K, form=form)
+            rows_k.append(dict(form=form, n=len(yc), K=K, fit_s=wall, lp_s=m.lp_seconds_, learner_s=m.learner_seconds_,
+                               pivots=m.lp_iterations_))
+            print(f"  {form:7s} {K:6d} {wall:7.2f} {m.lp_seconds_:7.2f} {m.learner_seconds_:10.2f} {m.lp_iterations_:7d}")
     if plot:
         import matplotlib; matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(1, 2, figsize=(8, 3))
-        for j, lab in ((1, "fit"), (2, "LP"), (3, "learner")):
-            ax[0].loglog([r[0] for r in rows_n], [r[j] for r in rows_n], "o-", label=lab)
-            ax[1].plot([r[0] for r in rows_k], [r[j] for r in rows_k], "o-", label=lab)
+        for key, lab in (("fit_s", "fit"), ("lp_s", "LP"), ("learner_s", "learner")):
+            ax[0].loglog([r["n"] for r in rows_n], [r[key] for r in rows_n], "o-", label=lab)
+            ax[1].plot([r["K"] for r in rows_k], [r[key] for r in rows_k], "o-", label=lab)
         ax[0].set(xlabel=f"n (K = {rounds})", ylabel="seconds"); ax[1].set(xlabel="K (credit)"); ax[0].legend()
         fig.tight_layout(); fig.savefig(plot, dpi=100); print(f"figure written to {plot}")
+    return rows_n, rows_k
 
 
 def main():
@@ -122,10 +130,20 @@ def main():
     ap.add_argument("--linprog-every", type=int, default=5, help="0 = skip the linprog formulation")
     ap.add_argument("--blas-threads", type=int, default=1, help="0 = leave BLAS threading alone")
     ap.add_argument("--plot", default="", help="write the scaling figure to this PNG")
+    ap.add_argument("--forms", nargs="*", default=["primal", "dual"], help="LP forms in the scaling tables")
+    ap.add_argument("--csv", default="", help="write the tables as CSV files into this folder (read by 10_rmboost)")
     a = ap.parse_args()
     if a.blas_threads > 0: threadpool_limits(a.blas_threads)
-    for name in a.datasets: compare(name, a.rounds, a.linprog_every)
-    if a.sizes or a.k_grid: scaling(a.sizes, a.scaling_rounds, a.k_grid, a.plot)
+    rows = [compare(name, a.rounds, a.linprog_every) for name in a.datasets]
+    rows_n, rows_k = scaling(a.sizes, a.scaling_rounds, a.k_grid, a.plot, a.forms) if (a.sizes or a.k_grid) else ([], [])
+    if a.csv:
+        import os
+        import pandas as pd
+        os.makedirs(a.csv, exist_ok=True)
+        stamp = dict(measured=time.strftime("%Y-%m-%d"), load=round(os.getloadavg()[0], 2), cores=os.cpu_count())
+        for name, table in (("rmboost_warm_vs_cold", rows), ("rmboost_time_vs_n", rows_n), ("rmboost_time_vs_k", rows_k)):
+            if table: pd.DataFrame(table).assign(**stamp).to_csv(f"{a.csv}/{name}.csv", index=False, float_format="%.6g")
+        print(f"tables written to {a.csv}/")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """robust_ref.experiments: the protocol of a task, bit-identical serial/joblib/Dask runs, the resumable store, grid files, summaries."""
 import json
+import sys
 import time
 
 import numpy as np
@@ -368,17 +369,54 @@ def test_quadboost_is_least_squares_boosting_on_pm1_targets():
     np.testing.assert_array_equal(q.predict(X), np.where(ref.predict(X) > 0, "yes", "no"))
 
 
-def test_xgb_quad_without_xgboost_says_how_to_install():
-    try:
-        import xgboost  # noqa: F401
-        pytest.skip("xgboost is installed")
-    except ImportError:
-        pass
+def test_xgb_quad_without_xgboost_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "xgboost", None)     # `import xgboost` now raises ImportError, installed or not
     X, y = make_classification(n_samples=30, random_state=0)
     with pytest.raises(ImportError, match="pip install xgboost.*QuadBoostClassifier"):
         E.XGBQuadClassifier().fit(X, y)
     with pytest.raises(ValueError, match="xgb_quad.*not available"):
         E.get_method("xgb_quad")
+    assert "xgb_quad" not in E.available_methods() and "gbdt_quad" in E.available_methods()
+
+
+def _best_squared_loss_stump(x, y, base, reg_lambda):
+    """XGBoost's first tree for (y − F)²/2 from F = base, written out: gradients g = base − y, hessians 1; the split
+    maximising G_L²/(H_L+λ) + G_R²/(H_R+λ) over midpoints of the distinct values; leaf weights −G/(H+λ)."""
+    g = base - y
+    xs = np.unique(x)
+    best = (-np.inf, None)
+    for t in (xs[:-1] + xs[1:]) / 2:
+        L = x < t
+        gain = g[L].sum() ** 2 / (L.sum() + reg_lambda) + g[~L].sum() ** 2 / ((~L).sum() + reg_lambda)
+        if gain > best[0] + 1e-12: best = (gain, t)
+    t = best[1]; L = x < t
+    return t, -g[L].sum() / (L.sum() + reg_lambda), -g[~L].sum() / ((~L).sum() + reg_lambda)
+
+
+def test_xgb_quad_is_xgboost_least_squares_on_pm1_targets():
+    """Against real XGBoost (xgboost-cpu is a dev dependency): one depth-1 round on one feature with 12 distinct
+    values (so XGBoost's histogram is exact) equals the squared-loss stump computed by hand from F0 = mean(y±1)."""
+    pytest.importorskip("xgboost", reason="xgboost is an optional extra; the dev install provides xgboost-cpu")
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 12, 200).astype(float)
+    y01 = (x + rng.normal(0, 3, 200) > 6).astype(int)
+    ypm = np.where(y01 == 1, 1.0, -1.0)
+    clf = E.XGBQuadClassifier(n_estimators=1, max_depth=1, learning_rate=1.0, random_state=0).fit(x[:, None], y01)
+    base = ypm.mean()                                     # XGBoost ≥ 2 estimates base_score as the target mean
+    t, w_left, w_right = _best_squared_loss_stump(x, ypm, base, reg_lambda=1.0)
+    expected = base + np.where(x < t, w_left, w_right)
+    np.testing.assert_allclose(clf.decision_function(x[:, None]), expected, rtol=0, atol=1e-6)  # float32 inside XGBoost
+    np.testing.assert_array_equal(clf.predict(x[:, None]), (expected > 0).astype(int))
+    # more rounds: deterministic for a seed, and the squared training potential mean (1 − yF)² goes down
+    X, y = make_classification(n_samples=300, n_features=6, random_state=2)
+    ypm = np.where(y == 1, 1.0, -1.0)
+    pot = [np.mean((1 - ypm * E.XGBQuadClassifier(n_estimators=k, random_state=0).fit(X, y).decision_function(X)) ** 2)
+           for k in (1, 5, 20)]
+    assert pot[0] > pot[1] > pot[2]
+    a = E.XGBQuadClassifier(n_estimators=10, random_state=3).fit(X, y).decision_function(X)
+    b = E.XGBQuadClassifier(n_estimators=10, random_state=3).fit(X, y).decision_function(X)
+    np.testing.assert_array_equal(a, b)
+    assert isinstance(E.get_method("xgb_quad").build(0), E.XGBQuadClassifier)
 
 
 def test_yaml_grid_file_typos_name_line_and_key(tmp_path):
