@@ -312,6 +312,8 @@ def test_masterlp_bad_inputs():
     one_col = MasterLP([0], [1]); one_col.add_column(1.0, [1.0])
     with pytest.raises(ValueError, match="NaN or inf"): one_col.add_rows(0, 1, [[np.nan]])
     with pytest.raises(ValueError, match="cross"): one_col.add_rows(1, 0, [[1.0]])
+    with pytest.raises(ValueError, match="lower bound must be a scalar or have length 1"): one_col.add_rows([0, 0], [1, 1], [[1.0]])
+    with pytest.raises(TypeError, match="integer row indices"): one_col.remove_rows([0.5])
     with pytest.raises(ValueError, match="row index outside"): MasterLP([0], [1]).remove_rows([3])
     with pytest.raises(ValueError, match="2-D"): lp.add_columns([1.0], np.ones(2))
     with pytest.raises(ValueError, match="costs"): lp.add_columns([1.0, 2.0], np.ones((2, 1)))

@@ -265,6 +265,13 @@ def test_bad_parameters(params, exc, match):
         RMBoostClassifier(**params).fit(X, y)
 
 
+def test_master_bad_input():
+    y = np.array([1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="form must be one of"): RMBoostMaster(y, form="both")
+    with pytest.raises(ValueError, match="±1 labels"): RMBoostMaster(np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="summing to 1"): RMBoostMaster(y, q=np.ones(3))
+
+
 def test_bad_data():
     X, y = make_stump_data(40, random_state=1)
     with pytest.raises(ValueError, match="single class"):
