@@ -25,7 +25,7 @@ from robust_ref.learners import rule_matrix
 from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 
 
-def warm_fit(X, y, rounds, seed=0, form="primal"):
+def warm_fit(X, y, rounds, seed=0, form="dual"):
     "Fit RMBoost (official mode, resampled ≤11-leaf trees) with the warm-started master; returns (model, wall seconds)."
     t0 = time.perf_counter()
     model = RMBoostClassifier(n_rounds=rounds, random_state=seed, lp_form=form).fit(X, y)

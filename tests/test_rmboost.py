@@ -265,6 +265,25 @@ def test_bad_parameters(params, exc, match):
         RMBoostClassifier(**params).fit(X, y)
 
 
+@pytest.mark.parametrize("lp_form", ["primal", "dual"])
+def test_degenerate_noisy_fit_does_not_stall(lp_form):
+    """Regression: diabetes, 10% uniform noise, K = 200 (the reproduction's partition 0). With HiGHS's primal bound
+    perturbation switched off (an earlier default) the primal simplex cycled at round 127 and the fit never ended.
+    A per-solve iteration cap turns a stall into an LPSolveError instead of a hang; the fit must finish under it."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+    from robust_ref.core import derive_seed
+    from robust_ref.datasets import load_dataset
+    from robust_ref.noise import flip_uniform
+    X, y = load_dataset("diabetes", missing="impute", return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    tr, _ = next(StratifiedShuffleSplit(10, test_size=0.1, random_state=derive_seed(0, "diabetes") % 2**32).split(X, y))
+    y_tr = flip_uniform(y[tr], 0.1, exact=False, random_state=derive_seed(0, "diabetes", 0, "uniform", 0.1, "flip")).y
+    rs = derive_seed(0, "diabetes", 0, "uniform", 0.1, "RMBoost") % 2**31
+    clf = RMBoostClassifier(n_rounds=200, random_state=rs, lp_form=lp_form,
+                            lp_options={"simplex_iteration_limit": 20_000}).fit(X[tr], y_tr)
+    assert clf.n_rounds_done_ == 200 and np.all(np.diff(clf.risk_path_) <= 1e-9)
+
+
 def test_master_bad_input():
     y = np.array([1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="form must be one of"): RMBoostMaster(y, form="both")
