@@ -31,8 +31,20 @@ def _finish(cells, kind, tags, lines):
     cells.append(cell)
 
 
-def py2nb(src: str, dst: str):
-    "Convert a percent-format script to a notebook with the python3 kernelspec."
+def _reuse_ids(cells, old_path):
+    "Give cells whose source is unchanged the id they had in `old_path`, so diffs and exported `# %%` markers stay put."
+    if not Path(old_path).exists(): return
+    free = {}
+    for c in nbformat.read(old_path, as_version=4).cells:
+        free.setdefault(c.source, []).append(c.get("id"))
+    for c in cells:
+        ids = free.get(c.source)
+        if ids: c["id"] = ids.pop(0)
+
+
+def py2nb(src: str, dst: str, ids_from: str | None = None):
+    """Convert a percent-format script to a notebook with the python3 kernelspec. Unchanged cells keep the ids they
+    have in `ids_from` (default: the notebook being overwritten)."""
     cells, kind, tags, lines = [], None, None, []
     for line in Path(src).read_text().splitlines():
         m = _MARK.match(line)
@@ -44,6 +56,7 @@ def py2nb(src: str, dst: str):
         else:
             lines.append(line)
     _finish(cells, kind, tags, lines)
+    _reuse_ids(cells, ids_from or dst)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"display_name": "python3", "language": "python", "name": "python3"}
     nbformat.write(nb, dst)
