@@ -21,8 +21,144 @@ from .learners import ConstantRule, Rule, StumpSearch, TreeRule, check_rule_valu
 from .lp import LPSolveError, MasterLP
 
 # %% auto #0
-__all__ = ['TIE_ATOL', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'ClassifierRule',
+__all__ = ['TIE_ATOL', 'DenseDualSimplex', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'ClassifierRule',
            'make_pricing_oracle', 'NothingLearnedWarning', 'RMBoostClassifier']
+
+# %% ../nbs/10_rmboost.ipynb #165dde51
+class DenseDualSimplex:
+    "Bounded dual simplex with a dense basis inverse for LP (17): min ½·Σx over 0 ≤ x ≤ `ub`, lower ≤ [Vᵀ −Vᵀ]x ≤ upper."
+
+    def __init__(self,
+                 n: int,               # training points; the columns are α_1..α_n, β_1..β_n
+                 ub: float = 2.0,      # box on every column (any value > 1 leaves the optimal set unchanged)
+                 tol: float = 1e-9,    # primal feasibility and Harris ratio-test tolerance
+                 refactor_every: int = 64, # pivots between re-inversions of the basis
+                 max_iter: int | None = None): # pivots per solve before giving up (default 50·(2n + rows))
+        self.n, self.ub, self.tol = int(n), float(ub), float(tol)
+        self.refactor_every, self.max_iter = int(refactor_every), max_iter
+        self._Vt = np.empty((0, self.n))   # one row per LP row: the rule's values on the training points
+        # variables 0..2n−1 are the columns α, β; variable 2n + r is row r's slack (its activity), bounded by the row's range
+        self.lb, self.hb = np.zeros(2 * self.n), np.full(2 * self.n, self.ub)
+        self.reset()
+
+    @property
+    def n_rows(self) -> int: return self._Vt.shape[0]
+
+    def reset(self):
+        "Return to the slack basis: every slack basic, every column at 0 (dual feasible: all costs are ½ ≥ 0)."
+        N, t = 2 * self.n, self.n_rows
+        self.basic = N + np.arange(t)                     # the variable in each basis position
+        self.is_basic = np.r_[np.zeros(N, bool), np.ones(t, bool)]
+        self.at_upper = np.zeros(N + t, bool)
+        self.Binv = -np.eye(t)
+        self._since_refactor, self._stale = 0, True       # values and reduced costs are computed on the next solve
+
+    def _columns(self, j):   # (rows, k) LP columns of the structural variables j: ±u_i
+        return self._Vt[:, j % self.n] * np.where(j < self.n, 1.0, -1.0)
+
+    def _values(self):
+        "Every variable's value: non-basic ones at their bound, basic ones from z_B."
+        z = np.where(self.at_upper, self.hb, self.lb)
+        z[self.basic] = self.zB
+        return z
+
+    def add_rows(self, V, lower, upper):
+        "Append one row per column of `V` (n, k); their slacks enter the basis, which stays dual feasible."
+        V = np.asarray(V, dtype=np.float64).reshape(self.n, -1)
+        N = 2 * self.n
+        for v, lo, hi in zip(V.T, np.broadcast_to(lower, V.shape[1]), np.broadcast_to(upper, V.shape[1])):
+            t, b = self.n_rows, self.basic
+            if not self._stale:   # the new slack's value is the row's activity at the current point
+                z = self._values()
+                self.zB, self.d = np.r_[self.zB, v @ (z[:self.n] - z[self.n:N])], np.r_[self.d, 0.0]
+            m = np.zeros(t); st = b < N                    # the new row's entries on the basic columns
+            m[st] = v[b[st] % self.n] * np.where(b[st] < self.n, 1.0, -1.0)
+            Binv = np.zeros((t + 1, t + 1)); Binv[:t, :t] = self.Binv
+            Binv[t, :t] = m @ self.Binv; Binv[t, t] = -1.0     # the inverse of [[B, 0], [m, −1]]
+            self.Binv, self.basic = Binv, np.r_[b, N + t]
+            self._Vt = np.vstack([self._Vt, v])
+            self.lb, self.hb = np.r_[self.lb, lo], np.r_[self.hb, hi]
+            self.is_basic, self.at_upper = np.r_[self.is_basic, True], np.r_[self.at_upper, False]
+
+    def remove_rows(self, idx):
+        "Delete rows and restart from the slack basis (removal is rare: paper mode only)."
+        keep = np.ones(self.n_rows, bool); keep[np.asarray(idx, dtype=np.int64)] = False
+        self._Vt = self._Vt[keep]
+        keep_var = np.r_[np.ones(2 * self.n, bool), keep]
+        self.lb, self.hb = self.lb[keep_var], self.hb[keep_var]
+        self.reset()
+
+    def _refactor(self):
+        "Re-invert B from scratch; recompute the basic values z_B and the reduced costs d."
+        b, t, N = self.basic, self.n_rows, 2 * self.n
+        B = np.zeros((t, t)); st = b < N
+        B[:, st] = self._columns(b[st]); B[b[~st] - N, np.flatnonzero(~st)] = -1.0
+        self.Binv = np.linalg.inv(B); self._since_refactor, self._stale = 0, False
+        z = np.where(self.at_upper, self.hb, self.lb); z[b] = 0.0
+        self.zB = -self.Binv @ (self._Vt @ (z[:self.n] - z[self.n:N]) - z[N:])    # [Vᵀ −Vᵀ −I]·z = 0
+        mu = self.Binv.T @ np.where(st, 0.5, 0.0)                                  # row duals
+        g = self._Vt.T @ mu
+        self.d = np.where(self.is_basic, 0.0, np.concatenate((0.5 - g, 0.5 + g, mu)))
+
+    def _leaving_row(self):
+        "The basic variable with the largest infeasibility² / steepest-edge weight ‖row of B⁻¹‖²; None if feasible."
+        lo, hi = self.lb[self.basic], self.hb[self.basic]
+        below, above = lo - self.zB, self.zB - hi
+        infeas = np.maximum(below, above)
+        if infeas.max(initial=0.0) <= self.tol: return None, 0.0, 0.0
+        score = np.where(infeas > self.tol, infeas ** 2 / np.einsum("ij,ij->i", self.Binv, self.Binv), -1.0)
+        r = int(np.argmax(score))
+        return (r, -1.0, lo[r]) if below[r] > 0 else (r, 1.0, hi[r])
+
+    def _entering(self, a):
+        "Harris two-pass ratio test on the signed pivot row `a`: the largest step keeping d ≥ −tol, then the largest |pivot|."
+        tol = self.tol
+        j = np.flatnonzero(~self.is_basic & np.where(self.at_upper, a < -tol, a > tol))
+        if j.size == 0: return None, 0.0
+        d, aj = self.d[j], a[j]
+        ratio = d / aj
+        bound = ((d + np.where(self.at_upper[j], -tol, tol)) / aj).min()
+        cand = np.flatnonzero(ratio <= bound)
+        k = cand[np.argmax(np.abs(aj[cand]))]
+        return int(j[k]), max(float(ratio[k]), 0.0)
+
+    def _pivot(self, r, s, bound, q):
+        "Basis change: variable q enters at position r; the leaving variable goes to `bound` (lower if s < 0)."
+        N = 2 * self.n
+        if q < N: col = (self.Binv @ self._Vt[:, q % self.n]) * (1.0 if q < self.n else -1.0)
+        else: col = -self.Binv[:, q - N]                  # a slack's column is −e_r
+        theta = (self.zB[r] - bound) / col[r]
+        q_val = self.hb[q] if self.at_upper[q] else self.lb[q]
+        self.zB -= theta * col; self.zB[r] = q_val + theta
+        leave = self.basic[r]
+        self.is_basic[leave], self.at_upper[leave] = False, s > 0
+        self.is_basic[q], self.at_upper[q], self.d[q] = True, False, 0.0
+        self.basic[r] = q
+        row = self.Binv[r] / col[r]
+        self.Binv -= col[:, None] * row; self.Binv[r] = row
+        self._since_refactor += 1
+
+    def solve(self):
+        "Run the dual simplex from the current basis; returns `(x, mu, objective, pivots)`, objective = ½ − ½Σx."
+        if self._stale: self._refactor()
+        N = 2 * self.n
+        cap = self.max_iter if self.max_iter is not None else 50 * (N + self.n_rows)
+        pivots = 0
+        while (pick := self._leaving_row())[0] is not None:
+            r, s, bound = pick
+            if pivots >= cap: raise LPSolveError("iteration limit", f"the dense dual simplex made {cap} pivots")
+            rho = self.Binv[r]
+            g = s * (rho @ self._Vt)
+            a = np.concatenate((g, -g, -s * rho))      # the pivot row over all variables, signed towards the bound
+            q, step = self._entering(a)
+            if q is None: raise LPSolveError("infeasible", "no entering column: (17) has no feasible point")
+            self.d -= step * a
+            self.d[self.basic[r]] = -step * s         # the leaving variable's reduced cost
+            self._pivot(r, s, bound, q); pivots += 1
+            if self._since_refactor >= self.refactor_every: self._refactor()
+        mu = self.Binv.T @ np.where(self.basic < N, 0.5, 0.0)
+        x = self._values()[:N]
+        return x, mu, 0.5 - 0.5 * x.sum(), pivots
 
 # %% ../nbs/10_rmboost.ipynb #80f1a571
 @dataclass(frozen=True)
@@ -34,23 +170,23 @@ class RMBoostSolution:
     iterations: int                # simplex iterations of this solve
     seconds: float                 # wall time of the solve (including a rebuild when cold)
 
-# %% ../nbs/10_rmboost.ipynb #244eee5e
+# %% ../nbs/10_rmboost.ipynb #9f13f454
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
     "HiGHS options: both feasibility tolerances set to `lp_tol`, then the user's `extra` options."
     return {"primal_feasibility_tolerance": float(lp_tol), "dual_feasibility_tolerance": float(lp_tol), **(extra or {})}
 
-_LP_FORMS = ("dual", "primal")
+_LP_FORMS = ("dense", "dual", "primal")
 
 class RMBoostMaster:
-    "The restricted LP (16) by column generation: as its dual (17) (a row per rule, default) or as printed (two columns per rule)."
+    "The restricted LP (16) by column generation: its dual (17) on `DenseDualSimplex` (default) or HiGHS, or (16) on HiGHS."
 
     def __init__(self,
                  y,                    # ±1 training labels (length n)
                  q=None,               # empirical weights q_i (sum 1); default 1/n
-                 warm_start: bool = True,  # keep one HiGHS model and warm-start (True) or rebuild + solve cold each time
-                 lp_tol: float = 1e-7, # HiGHS primal/dual feasibility tolerance
+                 warm_start: bool = True,  # keep one LP alive and warm-start (True) or rebuild + solve cold each time
+                 lp_tol: float = 1e-7, # HiGHS primal/dual feasibility tolerance; the certificate's tolerance for 'dense'
                  lp_options: dict | None = None,  # extra HiGHS options
-                 form: str = "dual"):  # 'dual': (17), one row per rule; 'primal': (16), two columns per rule
+                 form: str = "dense"):  # 'dense': (17) on DenseDualSimplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1 or y.size == 0 or not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must be a non-empty 1-D array of ±1 labels.")
@@ -61,13 +197,14 @@ class RMBoostMaster:
         if q.shape != (n,) or np.any(q < 0) or not np.isclose(q.sum(), 1.0):
             raise ValueError(f"q must be {n} non-negative weights summing to 1.")
         self.y, self.q, self.n, self.warm_start, self.form = y, q, n, bool(warm_start), form
-        self.options = _lp_options(lp_tol, lp_options)
+        self.options, self.lp_tol, self.fallbacks = _lp_options(lp_tol, lp_options), float(lp_tol), 0
         self.V = np.empty((n, 0))      # rule values on the training points, one column per rule
         self.lam = np.empty(0)         # λ_j per rule
         self.lp = self._new_lp() if self.warm_start else None
 
-    def _new_lp(self) -> MasterLP:
+    def _new_lp(self) -> MasterLP | DenseDualSimplex:
         n = self.n
+        if self.form == "dense": return DenseDualSimplex(n)
         if self.form == "dual":   # (17): columns α_1..α_n, β_1..β_n ≥ 0, value ½ − ½Σ(α+β); rows come with the rules
             lp = MasterLP(np.empty(0), np.empty(0), sense="max", offset=0.5,
                           algorithm="dual" if self.warm_start else "auto", options=self.options)
@@ -99,6 +236,9 @@ class RMBoostMaster:
     def _add_to(self, lp: MasterLP, V, lam):
         "Put rules into `lp`: two columns each in (16), one ranged row τ_j − λ_j ≤ v_jᵀ(α − β) ≤ τ_j + λ_j in (17)."
         if self.form == "primal": lp.add_columns(self._costs(V, lam), self._columns(V))
+        elif self.form == "dense":
+            t = self.tau(V)
+            lp.add_rows(V, t - lam, t + lam)
         else:
             t = self.tau(V)
             lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
@@ -129,10 +269,34 @@ class RMBoostMaster:
         lp = self.lp
         if not self.warm_start:   # a fresh LP with every rule, solved from scratch (the authors' way when form='primal')
             lp = self._new_lp(); self._add_to(lp, self.V, self.lam)
+        if self.form == "dense": return self._solve_dense(lp, t0)
         r = lp.solve()
         if self.form == "primal": mu, amb = r.x[0::2] - r.x[1::2], -r.row_dual
         else: mu, amb = -r.row_dual, r.x[:self.n] - r.x[self.n:]   # μ_j = −(shadow price of rule j's row)
         return RMBoostSolution(mu, float(r.objective), amb, r.iterations, time.perf_counter() - t0)
+
+    def certify(self, mu, alpha_minus_beta, tol=None) -> bool:
+        "True if μ is feasible for (16), α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
+        tol = self.lp_tol if tol is None else tol
+        f, d = self.V @ mu, alpha_minus_beta
+        R16 = 0.5 - self.tau(self.V) @ mu + self.lam @ np.abs(mu)
+        R17 = 0.5 - 0.5 * np.abs(d).sum()
+        rows = self.V.T @ d - self.tau(self.V)
+        return bool(np.abs(f).max(initial=0) <= 0.5 + tol and np.all(np.abs(rows) <= self.lam + tol) and abs(R16 - R17) <= tol)
+
+    def _solve_dense(self, lp: DenseDualSimplex, t0: float) -> RMBoostSolution:
+        "Dense dual simplex, certified; on failure HiGHS solves the round from scratch and the dense LP restarts."
+        try:
+            x, mu, R, pivots = lp.solve()
+            amb = x[:self.n] - x[self.n:]
+            if self.certify(mu, amb): return RMBoostSolution(mu, float(R), amb, pivots, time.perf_counter() - t0)
+        except LPSolveError: pass
+        self.fallbacks += 1; lp.reset()
+        highs = RMBoostMaster(self.y, self.q, warm_start=False, lp_tol=self.lp_tol, form="dual")
+        highs.options = self.options
+        highs.add_rules(self.V, self.lam)
+        sol = highs.solve()
+        return RMBoostSolution(sol.mu, sol.risk, sol.alpha_minus_beta, sol.iterations, time.perf_counter() - t0)
 
 # %% ../nbs/10_rmboost.ipynb #2113ab0a
 def _check_lam_vector(lam, T: int) -> np.ndarray:
@@ -235,7 +399,7 @@ def make_pricing_oracle(base_learner,  # 'tree', 'stump' or a scikit-learn class
                         f"get_params; got {type(base_learner).__name__}.")
     return _EstimatorOracle(X, base_learner, resample)
 
-# %% ../nbs/10_rmboost.ipynb #d7b8afb6
+# %% ../nbs/10_rmboost.ipynb #bee2ebc7
 TIE_ATOL = 1e-9   # |f(x)| ≤ TIE_ATOL is a tie: vertex μ on ±1 rules makes exact cancellations common
 
 class NothingLearnedWarning(UserWarning):
@@ -259,7 +423,7 @@ class RMBoostClassifier(BinaryClassifier):
                  remove_inactive="auto",  # Steps 14–16 (with the |·| fix); 'auto' = on in paper mode, off in official mode
                  lp_tol: float = 1e-7,  # HiGHS primal/dual feasibility tolerance (the paper used 1e-3)
                  warm_start: bool = True, # keep one HiGHS model across rounds; False rebuilds + solves from scratch each round
-                 lp_form: str = "dual",   # 'dual': LP (17), a row per rule, dual simplex; 'primal': LP (16) as printed
+                 lp_form: str = "dense",  # 'dense': (17) on the dense dual simplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
                  tie_break: str = "majority",  # label of f(x) = 0: 'majority' training class, 'positive' or 'negative'
                  lp_options: dict | None = None,  # extra HiGHS options, e.g. {'time_limit': 60}
                  random_state=None):    # seed of the bootstrap resamples and the learners' seeds
@@ -368,6 +532,7 @@ class RMBoostClassifier(BinaryClassifier):
         self.n_rounds_done_ = self.n_iter_ = len(edges)
         self.stopped_ = stopped
         self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = lp_sec, learn_sec, lp_iters
+        self.lp_fallbacks_ = master.fallbacks   # rounds the dense simplex handed to HiGHS (form 'dense' only)
         self._tie_sign = {"positive": 1.0, "negative": -1.0}.get(self.tie_break, 1.0 if q @ y_pm > 0 else -1.0)
         return self
 

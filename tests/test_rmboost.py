@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from robust_ref.datasets import make_stump_data
 from robust_ref.learners import rule_matrix, stump_pool
 from robust_ref.lp import LPSolveError
-from robust_ref.rmboost import (NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
+from robust_ref.rmboost import (DenseDualSimplex, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
                                 rmboost_lp)
 
 TOL = 1e-7  # HiGHS's default feasibility tolerance: what both solvers promise
@@ -84,7 +84,7 @@ def test_sample_weight_equals_repeated_rows(small):
     assert abs(R_w - R_rep) < TOL
 
 
-@pytest.mark.parametrize("lp_form", ["dual", "primal"])
+@pytest.mark.parametrize("lp_form", ["dense", "dual", "primal"])
 @pytest.mark.parametrize("lam", [1 / np.sqrt(80), 0.02])
 def test_column_generation_converges_to_full_lp(small, lam, lp_form):
     X, y, Phi = small
@@ -148,7 +148,7 @@ def test_dual_and_primal_masters_agree_every_round_and_certify(q_kind):
     y = rng.choice([-1.0, 1.0], n)
     q = np.full(n, 1 / n) if q_kind == "uniform" else rng.uniform(0.5, 2, n)
     q = q / q.sum()
-    masters = {f: RMBoostMaster(y, q, form=f) for f in ("primal", "dual")}
+    masters = {f: RMBoostMaster(y, q, form=f) for f in ("primal", "dual", "dense")}
     removed = 0
     for k in range(K):
         v = np.sign(rng.normal(size=n) + 0.6 * y * rng.random()); v[v == 0] = 1
@@ -156,7 +156,7 @@ def test_dual_and_primal_masters_agree_every_round_and_certify(q_kind):
         for f, m in masters.items():
             m.add_rules(v[:, None], rng.uniform(0.03, 0.12) if f == "primal" else masters["primal"].lam[-1])
             sols[f] = m.solve()
-        assert abs(sols["dual"].risk - sols["primal"].risk) < TOL
+        assert abs(sols["dual"].risk - sols["primal"].risk) < TOL and abs(sols["dense"].risk - sols["primal"].risk) < TOL
         Phi, lam = masters["dual"].V, masters["dual"].lam           # per-rule λ_j, as in the LP
         np.testing.assert_array_equal(lam, masters["primal"].lam)
         tau = (q * y) @ Phi
@@ -178,7 +178,50 @@ def test_dual_and_primal_masters_agree_every_round_and_certify(q_kind):
                 m.remove_rules(np.flatnonzero(slack))
                 assert abs(m.solve().risk - d.risk) < TOL
             removed = int(slack.sum())
-    assert removed > 0 and masters["dual"].n_rules == masters["primal"].n_rules == K - removed
+    assert removed > 0 and masters["dual"].n_rules == masters["primal"].n_rules == masters["dense"].n_rules == K - removed
+    assert masters["dense"].fallbacks == 0      # every round solved and certified by the dense simplex itself
+
+
+@pytest.mark.parametrize("values", ["pm1", "real"])
+def test_dense_dual_simplex_matches_highs_every_round(values):
+    """DenseDualSimplex on (17) against HiGHS on (16), rule by rule: the same R, and (μ, α−β) certified optimal by
+    conditions written out here (feasible for both LPs, equal objectives). Real-valued rules in [−1, 1] too."""
+    rng = np.random.default_rng(11)
+    n, K = 150, 60
+    y = rng.choice([-1.0, 1.0], n)
+    dense = DenseDualSimplex(n)
+    lams = rng.uniform(0.02, 0.1, K)
+    Phi = np.empty((n, 0)); pivots = 0
+    for k in range(K):
+        v = np.clip(0.7 * y * rng.random() + rng.normal(size=n), -1, 1)
+        v = np.where(v >= 0, 1.0, -1.0) if values == "pm1" else v
+        Phi = np.column_stack([Phi, v]); tau = y @ Phi / n
+        dense.add_rows(v[:, None], tau[-1] - lams[k], tau[-1] + lams[k])
+        x, mu, R, it = dense.solve(); pivots += it
+        highs = RMBoostMaster(y, warm_start=False, form="primal"); highs.add_rules(Phi, lams[:k + 1])
+        assert abs(R - highs.solve().risk) < TOL
+        amb = x[:n] - x[n:]
+        assert np.all(x >= -1e-9) and np.all(x <= dense.ub + 1e-9)
+        assert np.max(np.abs(Phi @ mu)) <= 0.5 + 1e-9                          # μ feasible for (16)
+        assert np.max(np.abs(Phi.T @ amb - tau) - lams[:k + 1]) <= 1e-9         # α−β feasible for (17)
+        assert abs(0.5 - tau @ mu + lams[:k + 1] @ np.abs(mu) - R) < 1e-9        # equal objectives
+    assert pivots > K          # it did pivot (the test is not vacuous)
+
+
+def test_dense_master_falls_back_to_highs():
+    "If the dense simplex fails (here: a one-pivot cap) the round is solved by HiGHS and counted; results stay exact."
+    rng = np.random.default_rng(3)
+    n = 80
+    y = rng.choice([-1.0, 1.0], n)
+    dense, ref = RMBoostMaster(y, form="dense"), RMBoostMaster(y, form="primal")
+    for k in range(12):
+        if k == 6: dense.lp.max_iter = 1
+        v = np.sign(rng.normal(size=n) + 0.5 * y); v[v == 0] = 1
+        for m in (dense, ref): m.add_rules(v[:, None], 0.05)
+        a, b = dense.solve(), ref.solve()
+        assert abs(a.risk - b.risk) < TOL and dense.certify(a.mu, a.alpha_minus_beta)
+    assert dense.fallbacks >= 1
+    assert not dense.certify(np.full(dense.n_rules, 0.5), np.zeros(n))    # the certificate can fail
 
 
 def test_predict_proba_and_decision_consistent():
@@ -240,7 +283,7 @@ def test_nothing_learned_warns_and_returns_half():
 def test_lp_status_error_names_status():
     X, y = make_stump_data(60, random_state=9)
     with pytest.raises(LPSolveError, match="Iteration limit") as e:
-        RMBoostClassifier(lp_options={"simplex_iteration_limit": 0}, random_state=0).fit(X, y)
+        RMBoostClassifier(lp_form="dual", lp_options={"simplex_iteration_limit": 0}, random_state=0).fit(X, y)
     assert "Iteration" in e.value.status
 
 
@@ -265,7 +308,7 @@ def test_bad_parameters(params, exc, match):
         RMBoostClassifier(**params).fit(X, y)
 
 
-@pytest.mark.parametrize("lp_form", ["primal", "dual"])
+@pytest.mark.parametrize("lp_form", ["primal", "dual", "dense"])
 def test_degenerate_noisy_fit_does_not_stall(lp_form):
     """Regression: diabetes, 10% uniform noise, K = 200 (the reproduction's partition 0). With HiGHS's primal bound
     perturbation switched off (an earlier default) the primal simplex cycled at round 127 and the fit never ended.
@@ -282,6 +325,7 @@ def test_degenerate_noisy_fit_does_not_stall(lp_form):
     clf = RMBoostClassifier(n_rounds=200, random_state=rs, lp_form=lp_form,
                             lp_options={"simplex_iteration_limit": 20_000}).fit(X[tr], y_tr)
     assert clf.n_rounds_done_ == 200 and np.all(np.diff(clf.risk_path_) <= 1e-9)
+    assert clf.lp_fallbacks_ == 0     # the dense simplex (own cap 50·(2n + rows) pivots) never needed HiGHS here
 
 
 def test_master_bad_input():
