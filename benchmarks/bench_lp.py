@@ -12,7 +12,8 @@ add a column). The LP work of every round is then timed three ways on exactly th
 
 * warm     -- one master alive for the whole run: add the round's rule, `solve()` from the previous
               basis (this is what `robust_ref` does: `RMBoostMaster`, by default the dual (17) of LP (16) by
-              dual simplex, or (16) itself with --rm-form primal; `LPBoostMaster` by primal simplex);
+              the library's dense dual simplex; --rm-form dual puts (17) on HiGHS, --rm-form primal (16);
+              `LPBoostMaster` by HiGHS's primal simplex);
 * highspy  -- build a new `MasterLP` from all columns so far and solve it cold with HiGHS's
               defaults (presolve, HiGHS chooses the algorithm);
 * linprog  -- build the dense inequality-form matrices and call
@@ -95,7 +96,7 @@ def lpboost_cold_linprog(H, y, nu, k):
 
 
 # ---------------------------------------------------------------------------------------------- RMBoost
-def rmboost_warm(X, y, rounds, seed, form="dual"):
+def rmboost_warm(X, y, rounds, seed, form="dense"):
     "The library's `RMBoostMaster` (spec §3.1; LP (16) or its dual (17)), one rule per round; duals → weights p."
     rng = np.random.default_rng(seed)
     n = len(y); lam = 1 / np.sqrt(n)
@@ -138,7 +139,7 @@ def rmboost_cold_linprog(H, y, k):
 
 
 # ---------------------------------------------------------------------------------------------- driver
-def run(master, X, y, rounds, nu, seed, every, rm_form="dual"):
+def run(master, X, y, rounds, nu, seed, every, rm_form="dense"):
     if master == "lpboost":
         H, t_warm, obj, iters = lpboost_warm(X, y, rounds, nu, seed)
         cold = {"highspy": lambda k: lpboost_cold_highspy(H, y, nu, k),
@@ -173,7 +174,7 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--every", type=int, default=20, help="print every k-th round")
     ap.add_argument("--master", choices=["lpboost", "rmboost", "both"], default="both")
-    ap.add_argument("--rm-form", choices=["primal", "dual"], default="dual", help="LP form of the RMBoost master (default: the library default)")
+    ap.add_argument("--rm-form", choices=["dense", "primal", "dual"], default="dense", help="LP form of the RMBoost master (default: the library default)")
     args = ap.parse_args(argv)
     X, y = load(args.data)
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
