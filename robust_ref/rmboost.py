@@ -24,7 +24,7 @@ from .lp import LPSolveError, MasterLP
 __all__ = ['TIE_ATOL', 'DenseDualSimplex', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'ClassifierRule',
            'make_pricing_oracle', 'NothingLearnedWarning', 'RMBoostClassifier']
 
-# %% ../nbs/10_rmboost.ipynb #165dde51
+# %% ../nbs/10_rmboost.ipynb #3811d07b
 class DenseDualSimplex:
     "Bounded dual simplex with a dense basis inverse for LP (17): min ½·Σx over 0 ≤ x ≤ `ub`, lower ≤ [Vᵀ −Vᵀ]x ≤ upper."
 
@@ -64,9 +64,18 @@ class DenseDualSimplex:
 
     def add_rows(self, V, lower, upper):
         "Append one row per column of `V` (n, k); their slacks enter the basis, which stays dual feasible."
-        V = np.asarray(V, dtype=np.float64).reshape(self.n, -1)
+        V = np.asarray(V, dtype=np.float64)
+        V = V.reshape(-1, 1) if V.ndim == 1 else V
+        if V.ndim != 2 or V.shape[0] != self.n or not np.all(np.isfinite(V)):
+            raise ValueError(f"V must be a finite ({self.n}, k) array: one column of rule values per new row; "
+                             f"got shape {V.shape}{'' if np.all(np.isfinite(V)) else ' with NaN or inf'}.")
+        k = V.shape[1]
+        try: lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), (k,)) for b in (lower, upper))
+        except ValueError: raise ValueError(f"lower and upper must be scalars or {k} row bounds, one per column of V.") from None
+        if not (np.all(np.isfinite(lower)) and np.all(np.isfinite(upper)) and np.all(lower <= upper)):
+            raise ValueError("row bounds must be finite with lower ≤ upper (in (17) they are τ_j ∓ λ_j with λ_j > 0).")
         N = 2 * self.n
-        for v, lo, hi in zip(V.T, np.broadcast_to(lower, V.shape[1]), np.broadcast_to(upper, V.shape[1])):
+        for v, lo, hi in zip(V.T, lower, upper):
             t, b = self.n_rows, self.basic
             if not self._stale:   # the new slack's value is the row's activity at the current point
                 z = self._values()

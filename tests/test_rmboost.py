@@ -208,6 +208,17 @@ def test_dense_dual_simplex_matches_highs_every_round(values):
     assert pivots > K          # it did pivot (the test is not vacuous)
 
 
+def test_dense_dual_simplex_bad_input():
+    d = DenseDualSimplex(4)
+    with pytest.raises(ValueError, match=r"finite \(4, k\) array"): d.add_rows(np.ones((3, 1)), -1, 1)
+    with pytest.raises(ValueError, match="NaN or inf"): d.add_rows(np.array([[1.0], [np.nan], [1.0], [1.0]]), -1, 1)
+    with pytest.raises(ValueError, match="one per column of V"): d.add_rows(np.ones((4, 2)), [-1, -1, -1], 1)
+    with pytest.raises(ValueError, match="lower ≤ upper"): d.add_rows(np.ones((4, 1)), 1, -1)
+    assert d.n_rows == 0                       # nothing was added by the rejected calls
+    d.add_rows(np.ones(4), -1, 1)              # a 1-D rule is one row
+    assert d.n_rows == 1 and d.solve()[2] == 0.5     # 0 ∈ [−1, 1]: x = 0 is optimal, value ½
+
+
 def test_dense_master_falls_back_to_highs():
     "If the dense simplex fails (here: a one-pivot cap) the round is solved by HiGHS and counted; results stay exact."
     rng = np.random.default_rng(3)
