@@ -24,7 +24,7 @@ from .lp import LPSolveError, MasterLP
 __all__ = ['TIE_ATOL', 'DenseDualSimplex', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'ClassifierRule',
            'make_pricing_oracle', 'NothingLearnedWarning', 'RMBoostClassifier']
 
-# %% ../nbs/10_rmboost.ipynb #3811d07b
+# %% ../nbs/10_rmboost.ipynb #06ddb762
 class DenseDualSimplex:
     "Bounded dual simplex with a dense basis inverse for LP (17): min ½·Σx over 0 ≤ x ≤ `ub`, lower ≤ [Vᵀ −Vᵀ]x ≤ upper."
 
@@ -34,6 +34,11 @@ class DenseDualSimplex:
                  tol: float = 1e-9,    # primal feasibility and Harris ratio-test tolerance
                  refactor_every: int = 64, # pivots between re-inversions of the basis
                  max_iter: int | None = None): # pivots per solve before giving up (default 50·(2n + rows))
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"n must be a positive integer (the number of training points); got {n!r}.")
+        if not (ub > 1 and tol > 0 and refactor_every >= 1):
+            raise ValueError(f"need ub > 1 (so the box never binds at an optimum), tol > 0 and refactor_every ≥ 1; "
+                             f"got ub={ub!r}, tol={tol!r}, refactor_every={refactor_every!r}.")
         self.n, self.ub, self.tol = int(n), float(ub), float(tol)
         self.refactor_every, self.max_iter = int(refactor_every), max_iter
         self._Vt = np.empty((0, self.n))   # one row per LP row: the rule's values on the training points
@@ -91,7 +96,10 @@ class DenseDualSimplex:
 
     def remove_rows(self, idx):
         "Delete rows and restart from the slack basis (removal is rare: paper mode only)."
-        keep = np.ones(self.n_rows, bool); keep[np.asarray(idx, dtype=np.int64)] = False
+        idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
+        if np.any((idx < 0) | (idx >= self.n_rows)):
+            raise IndexError(f"row indices must lie in [0, {self.n_rows}); got {idx[(idx < 0) | (idx >= self.n_rows)]}.")
+        keep = np.ones(self.n_rows, bool); keep[idx] = False
         self._Vt = self._Vt[keep]
         keep_var = np.r_[np.ones(2 * self.n, bool), keep]
         self.lb, self.hb = self.lb[keep_var], self.hb[keep_var]
@@ -179,7 +187,7 @@ class RMBoostSolution:
     iterations: int                # simplex iterations of this solve
     seconds: float                 # wall time of the solve (including a rebuild when cold)
 
-# %% ../nbs/10_rmboost.ipynb #9f13f454
+# %% ../nbs/10_rmboost.ipynb #dc17d8d8
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
     "HiGHS options: both feasibility tolerances set to `lp_tol`, then the user's `extra` options."
     return {"primal_feasibility_tolerance": float(lp_tol), "dual_feasibility_tolerance": float(lp_tol), **(extra or {})}
@@ -245,12 +253,10 @@ class RMBoostMaster:
     def _add_to(self, lp: MasterLP, V, lam):
         "Put rules into `lp`: two columns each in (16), one ranged row τ_j − λ_j ≤ v_jᵀ(α − β) ≤ τ_j + λ_j in (17)."
         if self.form == "primal": lp.add_columns(self._costs(V, lam), self._columns(V))
-        elif self.form == "dense":
-            t = self.tau(V)
-            lp.add_rows(V, t - lam, t + lam)
         else:
             t = self.tau(V)
-            lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
+            if self.form == "dense": lp.add_rows(V, t - lam, t + lam)
+            else: lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
 
     def add_rules(self, V,   # (n, k) values of k new rules on the training points, in [−1, 1]
                   lam):      # λ for each new rule (scalar or length k)
@@ -287,7 +293,11 @@ class RMBoostMaster:
     def certify(self, mu, alpha_minus_beta, tol=None) -> bool:
         "True if μ is feasible for (16), α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
         tol = self.lp_tol if tol is None else tol
-        f, d = self.V @ mu, alpha_minus_beta
+        mu, d = np.asarray(mu, dtype=np.float64), np.asarray(alpha_minus_beta, dtype=np.float64)
+        if mu.shape != (self.n_rules,) or d.shape != (self.n,):
+            raise ValueError(f"certify needs μ with one entry per rule ({self.n_rules}) and α−β with one per training "
+                             f"point ({self.n}); got shapes {mu.shape} and {d.shape}.")
+        f = self.V @ mu
         R16 = 0.5 - self.tau(self.V) @ mu + self.lam @ np.abs(mu)
         R17 = 0.5 - 0.5 * np.abs(d).sum()
         rows = self.V.T @ d - self.tau(self.V)

@@ -215,6 +215,9 @@ def test_dense_dual_simplex_bad_input():
     with pytest.raises(ValueError, match="one per column of V"): d.add_rows(np.ones((4, 2)), [-1, -1, -1], 1)
     with pytest.raises(ValueError, match="lower ≤ upper"): d.add_rows(np.ones((4, 1)), 1, -1)
     assert d.n_rows == 0                       # nothing was added by the rejected calls
+    with pytest.raises(ValueError, match="positive integer"): DenseDualSimplex(0)
+    with pytest.raises(ValueError, match="ub > 1"): DenseDualSimplex(4, ub=0.5)
+    with pytest.raises(IndexError, match=r"\[0, 0\)"): d.remove_rows([0])
     d.add_rows(np.ones(4), -1, 1)              # a 1-D rule is one row
     assert d.n_rows == 1 and d.solve()[2] == 0.5     # 0 ∈ [−1, 1]: x = 0 is optimal, value ½
 
@@ -233,6 +236,7 @@ def test_dense_master_falls_back_to_highs():
         assert abs(a.risk - b.risk) < TOL and dense.certify(a.mu, a.alpha_minus_beta)
     assert dense.fallbacks >= 1
     assert not dense.certify(np.full(dense.n_rules, 0.5), np.zeros(n))    # the certificate can fail
+    with pytest.raises(ValueError, match="one entry per rule"): dense.certify(np.zeros(3), np.zeros(n))
 
 
 def test_predict_proba_and_decision_consistent():
