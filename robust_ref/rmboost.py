@@ -187,7 +187,7 @@ class RMBoostSolution:
     iterations: int                # simplex iterations of this solve
     seconds: float                 # wall time of the solve (including a rebuild when cold)
 
-# %% ../nbs/10_rmboost.ipynb #dc17d8d8
+# %% ../nbs/10_rmboost.ipynb #6aab60b6
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
     "HiGHS options: both feasibility tolerances set to `lp_tol`, then the user's `extra` options."
     return {"primal_feasibility_tolerance": float(lp_tol), "dual_feasibility_tolerance": float(lp_tol), **(extra or {})}
@@ -214,7 +214,7 @@ class RMBoostMaster:
         if q.shape != (n,) or np.any(q < 0) or not np.isclose(q.sum(), 1.0):
             raise ValueError(f"q must be {n} non-negative weights summing to 1.")
         self.y, self.q, self.n, self.warm_start, self.form = y, q, n, bool(warm_start), form
-        self.options, self.lp_tol, self.fallbacks = _lp_options(lp_tol, lp_options), float(lp_tol), 0
+        self.options, self.lp_tol, self.lp_options, self.fallbacks = _lp_options(lp_tol, lp_options), float(lp_tol), lp_options, 0
         self.V = np.empty((n, 0))      # rule values on the training points, one column per rule
         self.lam = np.empty(0)         # λ_j per rule
         self.lp = self._new_lp() if self.warm_start else None
@@ -292,15 +292,17 @@ class RMBoostMaster:
 
     def certify(self, mu, alpha_minus_beta, tol=None) -> bool:
         "True if μ is feasible for (16), α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
+        # Weak duality on the two small forms: three products with V per round, where chapter 06's generic
+        # `optimality_certificate` would first build the (t × 2n) matrix of (17) and its reduced costs.
         tol = self.lp_tol if tol is None else tol
         mu, d = np.asarray(mu, dtype=np.float64), np.asarray(alpha_minus_beta, dtype=np.float64)
         if mu.shape != (self.n_rules,) or d.shape != (self.n,):
             raise ValueError(f"certify needs μ with one entry per rule ({self.n_rules}) and α−β with one per training "
                              f"point ({self.n}); got shapes {mu.shape} and {d.shape}.")
-        f = self.V @ mu
-        R16 = 0.5 - self.tau(self.V) @ mu + self.lam @ np.abs(mu)
+        f, tau = self.V @ mu, self.tau(self.V)
+        R16 = 0.5 - tau @ mu + self.lam @ np.abs(mu)
         R17 = 0.5 - 0.5 * np.abs(d).sum()
-        rows = self.V.T @ d - self.tau(self.V)
+        rows = self.V.T @ d - tau
         return bool(np.abs(f).max(initial=0) <= 0.5 + tol and np.all(np.abs(rows) <= self.lam + tol) and abs(R16 - R17) <= tol)
 
     def _solve_dense(self, lp: DenseDualSimplex, t0: float) -> RMBoostSolution:
@@ -311,8 +313,7 @@ class RMBoostMaster:
             if self.certify(mu, amb): return RMBoostSolution(mu, float(R), amb, pivots, time.perf_counter() - t0)
         except LPSolveError: pass
         self.fallbacks += 1; lp.reset()
-        highs = RMBoostMaster(self.y, self.q, warm_start=False, lp_tol=self.lp_tol, form="dual")
-        highs.options = self.options
+        highs = RMBoostMaster(self.y, self.q, warm_start=False, lp_tol=self.lp_tol, lp_options=self.lp_options, form="dual")
         highs.add_rules(self.V, self.lam)
         sol = highs.solve()
         return RMBoostSolution(sol.mu, sol.risk, sol.alpha_minus_beta, sol.iterations, time.perf_counter() - t0)
@@ -418,7 +419,7 @@ def make_pricing_oracle(base_learner,  # 'tree', 'stump' or a scikit-learn class
                         f"get_params; got {type(base_learner).__name__}.")
     return _EstimatorOracle(X, base_learner, resample)
 
-# %% ../nbs/10_rmboost.ipynb #bee2ebc7
+# %% ../nbs/10_rmboost.ipynb #01992b30
 TIE_ATOL = 1e-9   # |f(x)| ≤ TIE_ATOL is a tie: vertex μ on ±1 rules makes exact cancellations common
 
 class NothingLearnedWarning(UserWarning):
@@ -441,7 +442,7 @@ class RMBoostClassifier(BinaryClassifier):
                  mode: str = "official",  # 'official' (K rounds, skip non-violating rules) or 'paper' (Step-5 stop + removal)
                  remove_inactive="auto",  # Steps 14–16 (with the |·| fix); 'auto' = on in paper mode, off in official mode
                  lp_tol: float = 1e-7,  # HiGHS primal/dual feasibility tolerance (the paper used 1e-3)
-                 warm_start: bool = True, # keep one HiGHS model across rounds; False rebuilds + solves from scratch each round
+                 warm_start: bool = True, # keep one LP alive across rounds; False rebuilds + solves from scratch each round
                  lp_form: str = "dense",  # 'dense': (17) on the dense dual simplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
                  tie_break: str = "majority",  # label of f(x) = 0: 'majority' training class, 'positive' or 'negative'
                  lp_options: dict | None = None,  # extra HiGHS options, e.g. {'time_limit': 60}

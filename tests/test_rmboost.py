@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robust_ref.datasets import make_stump_data
 from robust_ref.learners import rule_matrix, stump_pool
-from robust_ref.lp import LPSolveError
+from robust_ref.lp import LPResult, LPSolveError, optimality_certificate
 from robust_ref.rmboost import (DenseDualSimplex, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
                                 rmboost_lp)
 
@@ -206,6 +206,12 @@ def test_dense_dual_simplex_matches_highs_every_round(values):
         assert np.max(np.abs(Phi.T @ amb - tau) - lams[:k + 1]) <= 1e-9         # α−β feasible for (17)
         assert abs(0.5 - tau @ mu + lams[:k + 1] @ np.abs(mu) - R) < 1e-9        # equal objectives
     assert pivots > K          # it did pivot (the test is not vacuous)
+    # the project's generic KKT certificate (chapter 06) on (17) as arrays agrees: min ½Σx, rows [Vᵀ −Vᵀ] x ∈ [τ−λ, τ+λ]
+    A = np.hstack([Phi.T, -Phi.T]); c = np.full(2 * n, 0.5)
+    res = LPResult("Optimal", 0.5 * x.sum(), x, mu, c - A.T @ mu, A @ x, 0)
+    cert = optimality_certificate(c, A, tau - lams, tau + lams, 0.0, dense.ub, res, sense="min")
+    assert max(cert["primal_infeasibility"], cert["dual_infeasibility"], cert["stationarity"],
+               cert["complementary_slackness"], cert["duality_gap"]) < 1e-8
 
 
 def test_dense_dual_simplex_bad_input():
