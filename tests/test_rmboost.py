@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from robust_ref.datasets import make_stump_data
 from robust_ref.learners import rule_matrix, stump_pool
 from robust_ref.lp import LPResult, LPSolveError, optimality_certificate
-from robust_ref.rmboost import (DenseDualSimplex, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
+from robust_ref.rmboost import (_RowBuffer, DenseDualSimplex, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
                                 rmboost_lp)
 
 TOL = 1e-7  # HiGHS's default feasibility tolerance: what both solvers promise
@@ -182,14 +182,15 @@ def test_dual_and_primal_masters_agree_every_round_and_certify(q_kind):
     assert masters["dense"].fallbacks == 0      # every round solved and certified by the dense simplex itself
 
 
-@pytest.mark.parametrize("values", ["pm1", "real"])
-def test_dense_dual_simplex_matches_highs_every_round(values):
+@pytest.mark.parametrize("values,refactor_every", [("pm1", 64), ("real", 64), ("pm1", 1), ("real", 5)])
+def test_dense_dual_simplex_matches_highs_every_round(values, refactor_every):
     """DenseDualSimplex on (17) against HiGHS on (16), rule by rule: the same R, and (μ, α−β) certified optimal by
-    conditions written out here (feasible for both LPs, equal objectives). Real-valued rules in [−1, 1] too."""
+    conditions written out here (feasible for both LPs, equal objectives). Real-valued rules in [−1, 1] too; re-inverting
+    after every pivot or every 5 exercises the compiled pivots' budget/re-inversion hand-off; 60 rows grow the row buffer."""
     rng = np.random.default_rng(11)
     n, K = 150, 60
     y = rng.choice([-1.0, 1.0], n)
-    dense = DenseDualSimplex(n)
+    dense = DenseDualSimplex(n, refactor_every=refactor_every)
     lams = rng.uniform(0.02, 0.1, K)
     Phi = np.empty((n, 0)); pivots = 0
     for k in range(K):
@@ -214,6 +215,20 @@ def test_dense_dual_simplex_matches_highs_every_round(values):
                cert["complementary_slackness"], cert["duality_gap"]) < 1e-8
 
 
+def test_row_buffer_grows_and_keeps_rows():
+    "The rule store appends in chunks past its initial 16 rows and deletes by mask, always a C-contiguous view."
+    rng = np.random.default_rng(5)
+    buf, ref = _RowBuffer(7), np.empty((0, 7))
+    for k in (1, 3, 15, 1, 20):
+        R = rng.normal(size=(k, 7)); buf.append(R); ref = np.vstack([ref, R])
+        assert np.array_equal(buf.rows, ref) and buf.rows.flags.c_contiguous
+    mask = rng.random(ref.shape[0]) < 0.5
+    buf.keep(mask)
+    assert np.array_equal(buf.rows, ref[mask]) and buf.size == mask.sum()
+    buf.append(ref[:2])
+    assert np.array_equal(buf.rows, np.vstack([ref[mask], ref[:2]]))
+
+
 def test_dense_dual_simplex_bad_input():
     d = DenseDualSimplex(4)
     with pytest.raises(ValueError, match=r"finite \(4, k\) array"): d.add_rows(np.ones((3, 1)), -1, 1)
@@ -234,13 +249,16 @@ def test_dense_master_falls_back_to_highs():
     n = 80
     y = rng.choice([-1.0, 1.0], n)
     dense, ref = RMBoostMaster(y, form="dense"), RMBoostMaster(y, form="primal")
+    def singular(): raise np.linalg.LinAlgError("Singular matrix")
     for k in range(12):
         if k == 6: dense.lp.max_iter = 1
+        if k == 9:                              # then a singular re-inversion in each of the last 3 rounds
+            dense.lp.max_iter, dense.lp._refactor, capped = None, singular, dense.fallbacks
         v = np.sign(rng.normal(size=n) + 0.5 * y); v[v == 0] = 1
         for m in (dense, ref): m.add_rules(v[:, None], 0.05)
         a, b = dense.solve(), ref.solve()
         assert abs(a.risk - b.risk) < TOL and dense.certify(a.mu, a.alpha_minus_beta)
-    assert dense.fallbacks >= 1
+    assert capped >= 1 and dense.fallbacks == capped + 3
     assert not dense.certify(np.full(dense.n_rules, 0.5), np.zeros(n))    # the certificate can fail
     with pytest.raises(ValueError, match="one entry per rule"): dense.certify(np.zeros(3), np.zeros(n))
 
