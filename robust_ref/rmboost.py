@@ -41,10 +41,10 @@ class _RowBuffer:
     def keep(self, mask):  # boolean mask over the current rows
         kept = self.rows[mask]; self.size = kept.shape[0]; self.buf[:self.size] = kept
 
-# %% ../nbs/10_rmboost.ipynb #8afe4a9d
+# %% ../nbs/10_rmboost.ipynb #ae50af20
 _OPTIMAL, _BUDGET_USED, _NO_ENTERING = 0, 1, 2   # what `_dual_simplex_pivots` returns as its status
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")   # float semantics as in numpy: a breakdown gives inf/NaN, which the certificate rejects
 def _dual_simplex_pivots(Vt, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
     "Up to `budget` dual simplex pivots on (17), in place; returns `(pivots, status)` (optimality is checked last)."
     # Variables 0..n−1 are α (column +u_i), n..2n−1 are β (−u_i), 2n + r is row r's slack (column −e_r).
@@ -88,13 +88,6 @@ def _dual_simplex_pivots(Vt, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol
         for k in range(m):
             if cand_ratio[k] <= harris and cand_abs[k] > big:
                 q, big, ratio_q = cand[k], cand_abs[k], cand_ratio[k]
-        step = max(ratio_q, 0.0)
-        leave = basic[r]
-        if step > 0:                   # d ← d − step·(signed pivot row); basic entries are never read
-            for j in range(n):
-                d[j] -= step * s * g[j]; d[n + j] += step * s * g[j]
-            for k in range(t): d[N + k] += step * s * Binv[r, k]
-        d[leave], d[q] = -step * s, 0.0
         # the entering column in basis coordinates, B⁻¹a_q
         if q < N:
             for k in range(t): vq[k] = Vt[k, q % n]
@@ -102,6 +95,13 @@ def _dual_simplex_pivots(Vt, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol
             if q >= n: col = -col
         else:
             col = -Binv[:, q - N].copy()
+        step = max(ratio_q, 0.0)
+        leave = basic[r]
+        if step > 0:                   # d ← d − step·(signed pivot row); basic entries are never read
+            for j in range(n):
+                d[j] -= step * s * g[j]; d[n + j] += step * s * g[j]
+            for k in range(t): d[N + k] += step * s * Binv[r, k]
+        d[leave], d[q] = -step * s, 0.0
         theta = (zB[r] - bound_r) / col[r]
         q_value = hb[q] if at_upper[q] else lb[q]
         for i in range(t): zB[i] -= theta * col[i]
@@ -118,7 +118,7 @@ def _dual_simplex_pivots(Vt, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol
         Binv[r, :] = row
     return budget, _BUDGET_USED   # not reached: the last pass returns above
 
-# %% ../nbs/10_rmboost.ipynb #4c91a78c
+# %% ../nbs/10_rmboost.ipynb #aaba211e
 class DenseDualSimplex:
     "Bounded dual simplex with a dense basis inverse for LP (17): min ½·Σx over 0 ≤ x ≤ `ub`, lower ≤ [Vᵀ −Vᵀ]x ≤ upper."
 
