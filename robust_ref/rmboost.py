@@ -118,7 +118,7 @@ def _dual_simplex_pivots(Vt, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol
         Binv[r, :] = row
     return budget, _BUDGET_USED   # not reached: the last pass returns above
 
-# %% ../nbs/10_rmboost.ipynb #aaba211e
+# %% ../nbs/10_rmboost.ipynb #1f6b75a8
 class DenseDualSimplex:
     "Bounded dual simplex with a dense basis inverse for LP (17): min ½·Σx over 0 ≤ x ≤ `ub`, lower ≤ [Vᵀ −Vᵀ]x ≤ upper."
 
@@ -126,7 +126,7 @@ class DenseDualSimplex:
                  n: int,               # training points; the columns are α_1..α_n, β_1..β_n
                  ub: float = 2.0,      # box on every column (any value > 1 leaves the optimal set unchanged)
                  tol: float = 1e-9,    # primal feasibility and Harris ratio-test tolerance
-                 refactor_every: int = 64, # pivots between re-inversions of the basis
+                 refactor_every: int = 1024, # pivots between re-inversions of the basis (chosen by measurement: see text)
                  max_iter: int | None = None): # pivots per solve before giving up (default 50·(2n + rows))
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be a positive integer (the number of training points); got {n!r}.")
@@ -244,7 +244,7 @@ class RMBoostSolution:
     iterations: int                # simplex iterations of this solve
     seconds: float                 # wall time of the solve (including a rebuild when cold)
 
-# %% ../nbs/10_rmboost.ipynb #12b056b8
+# %% ../nbs/10_rmboost.ipynb #b26be03b
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
     "HiGHS options: both feasibility tolerances set to `lp_tol`, then the user's `extra` options."
     return {"primal_feasibility_tolerance": float(lp_tol), "dual_feasibility_tolerance": float(lp_tol), **(extra or {})}
@@ -271,7 +271,9 @@ class RMBoostMaster:
         if q.shape != (n,) or np.any(q < 0) or not np.isclose(q.sum(), 1.0):
             raise ValueError(f"q must be {n} non-negative weights summing to 1.")
         self.y, self.q, self.n, self.warm_start, self.form = y, q, n, bool(warm_start), form
-        self.options, self.lp_tol, self.lp_options, self.fallbacks = _lp_options(lp_tol, lp_options), float(lp_tol), lp_options, 0
+        self.options, self.lp_tol, self.lp_options = _lp_options(lp_tol, lp_options), float(lp_tol), lp_options
+        self.repairs = 0               # 'dense': rounds whose certificate failed and passed after re-inverting B
+        self.fallbacks = 0             # 'dense': rounds handed to HiGHS (both dense attempts failed)
         self._rules = _RowBuffer(n)    # rule values on the training points, one row per rule
         self.lam = np.empty(0)         # λ_j per rule
         self.lp = self._new_lp() if self.warm_start else None
@@ -368,12 +370,17 @@ class RMBoostMaster:
         return bool(np.abs(f).max(initial=0) <= 0.5 + tol and np.all(np.abs(rows) <= self.lam + tol) and abs(R16 - R17) <= tol)
 
     def _solve_dense(self, lp: DenseDualSimplex, t0: float) -> RMBoostSolution:
-        "Dense dual simplex, certified; on failure HiGHS solves the round from scratch and the dense LP restarts."
-        try:
-            x, mu, R, pivots = lp.solve()
-            amb = x[:self.n] - x[self.n:]
-            if self.certify(mu, amb): return RMBoostSolution(mu, float(R), amb, pivots, time.perf_counter() - t0)
-        except (LPSolveError, np.linalg.LinAlgError): pass   # iteration cap, no entering column, or a singular re-inversion
+        "Dense dual simplex, certified; if that fails, once more after re-inverting B; then HiGHS solves the round from scratch."
+        pivots = 0
+        for attempt in range(2):       # the second attempt starts from a fresh B⁻¹ of the same basis
+            try:
+                if attempt: lp._refactor()
+                x, mu, R, done = lp.solve(); pivots += done
+                amb = x[:self.n] - x[self.n:]
+                if self.certify(mu, amb):
+                    self.repairs += attempt
+                    return RMBoostSolution(mu, float(R), amb, pivots, time.perf_counter() - t0)
+            except (LPSolveError, np.linalg.LinAlgError): break   # iteration cap, no entering column, singular basis
         self.fallbacks += 1; lp.reset()
         highs = RMBoostMaster(self.y, self.q, warm_start=False, lp_tol=self.lp_tol, lp_options=self.lp_options, form="dual")
         highs.add_rules(self.V, self.lam)
