@@ -21,3 +21,12 @@ def magic_setup(description: str, add_args=None):
     if a.blas_threads > 0: threadpool_limits(a.blas_threads)
     d = pd.read_csv(DATA)
     return a, d.drop(columns="label").to_numpy(np.float64), d["label"].to_numpy()
+
+
+def warm_up_rmboost():
+    "Load (or compile, the first time after an edit) RMBoost's numba pivots, so no timed fit pays for it."
+    from robust_ref.rmboost import RMBoostMaster
+    y = np.array([1.0, -1.0, 1.0])
+    master = RMBoostMaster(y)
+    master.add_rules(np.array([[1.0], [1.0], [-1.0]]), 0.01)
+    master.solve()

@@ -31,6 +31,7 @@ import pandas as pd
 from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
 
+from _common import warm_up_rmboost
 from robust_ref.lp import LPBoostMaster, MasterLP
 from robust_ref.rmboost import RMBoostMaster
 
@@ -177,6 +178,7 @@ def main(argv=None):
     ap.add_argument("--rm-form", choices=["dense", "primal", "dual"], default="dense", help="LP form of the RMBoost master (default: the library default)")
     args = ap.parse_args(argv)
     X, y = load(args.data)
+    warm_up_rmboost()
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
     rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form) for m in masters]
     print("\nsummary (cold time / warm time, LP work only):")

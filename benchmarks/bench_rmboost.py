@@ -7,7 +7,8 @@ grows with n (subsamples of `magic`) and with K. Prints tables (and ratios side 
                                                  [--blas-threads 1] [--plot scaling.png]
 
 The warm path is the fit itself with the library default: the dual LP (17), a row per rule, kept alive in
-`DenseDualSimplex` and re-solved by dual simplex from the previous basis (each solve certified optimal). The from-scratch path re-solves, at every round, the authors' LP (16) with exactly the rules the warm run had
+`DenseDualSimplex` and re-solved by its compiled dual simplex from the previous basis (each solve certified optimal;
+the numba code is loaded before any timing). The from-scratch path re-solves, at every round, the authors' LP (16) with exactly the rules the warm run had
 at that round (new HiGHS model, presolve on), so both paths solve the same 200 LPs and must give the same R
 (reported: max |ΔR| over the rounds). `--linprog-every m`
 also solves every m-th of those LPs with scipy's linprog in the official code's formulation (A_ub with 2n rows) and
@@ -20,6 +21,7 @@ import numpy as np
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
+from _common import warm_up_rmboost
 from robust_ref.datasets import load_dataset
 from robust_ref.learners import rule_matrix
 from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
@@ -136,6 +138,7 @@ def main():
     ap.add_argument("--csv", default="", help="write the tables as CSV files into this folder (read by 10_rmboost)")
     a = ap.parse_args()
     if a.blas_threads > 0: threadpool_limits(a.blas_threads)
+    warm_up_rmboost()
     rows = [compare(name, a.rounds, a.linprog_every) for name in a.datasets]
     rows_n, rows_k = scaling(a.sizes, a.scaling_rounds, a.k_grid, a.plot, a.forms) if (a.sizes or a.k_grid) else ([], [])
     if a.csv:
