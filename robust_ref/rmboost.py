@@ -488,7 +488,7 @@ def make_pricing_oracle(base_learner,  # 'tree', 'stump' or a scikit-learn class
                         f"get_params; got {type(base_learner).__name__}.")
     return _EstimatorOracle(X, base_learner, resample)
 
-# %% ../nbs/10_rmboost.ipynb #d3a19585
+# %% ../nbs/10_rmboost.ipynb #81a06884
 TIE_ATOL = 1e-9   # |f(x)| ≤ TIE_ATOL is a tie: vertex μ on ±1 rules makes exact cancellations common
 
 class NothingLearnedWarning(UserWarning):
@@ -599,7 +599,9 @@ class RMBoostClassifier(BinaryClassifier):
                 p = q * y_pm - amb
                 slack = (np.abs(p @ master.V) < master.lam - tol) & (np.abs(mu) <= tol)
                 if slack.any():
+                    t0 = time.perf_counter()
                     master.remove_rules(np.flatnonzero(slack))
+                    lp_sec += time.perf_counter() - t0
                     ids = [j for j, s_ in zip(ids, slack) if not s_]; mu = mu[~slack]
             record()
         if not nonconstant:
