@@ -244,17 +244,18 @@ def test_dense_dual_simplex_bad_input():
 
 
 def test_dense_master_falls_back_to_highs():
-    "If the dense simplex fails (here: a one-pivot cap) the round is solved by HiGHS and counted; results stay exact."
+    """A NaN inverse is mended by one re-inversion (`repairs`); a one-pivot cap or a singular re-inversion sends the
+    round to HiGHS (`fallbacks`). Every round's R still equals HiGHS's and is certified."""
     rng = np.random.default_rng(3)
     n = 80
     y = rng.choice([-1.0, 1.0], n)
     dense, ref = RMBoostMaster(y, form="dense"), RMBoostMaster(y, form="primal")
     def singular(): raise np.linalg.LinAlgError("Singular matrix")
     for k in range(12):
+        if k == 4: dense.lp.Binv[:] = np.nan    # a broken inverse: inf/NaN flow through, the certificate rejects them
         if k == 6: dense.lp.max_iter = 1
         if k == 9:                              # then a singular re-inversion in each of the last 3 rounds
             dense.lp.max_iter, dense.lp._refactor, capped = None, singular, dense.fallbacks
-        if k == 4: dense.lp.Binv[:] = np.nan    # a broken inverse: inf/NaN flow through, the certificate rejects them
         v = np.sign(rng.normal(size=n) + 0.5 * y); v[v == 0] = 1
         for m in (dense, ref): m.add_rules(v[:, None], 0.05)
         a, b = dense.solve(), ref.solve()
