@@ -118,7 +118,7 @@ def _dual_simplex_pivots(Vt, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol
         Binv[r, :] = row
     return budget, _BUDGET_USED   # not reached: the last pass returns above
 
-# %% ../nbs/10_rmboost.ipynb #1f6b75a8
+# %% ../nbs/10_rmboost.ipynb #ae9cf0d1
 class DenseDualSimplex:
     "Bounded dual simplex with a dense basis inverse for LP (17): min ½·Σx over 0 ≤ x ≤ `ub`, lower ≤ [Vᵀ −Vᵀ]x ≤ upper."
 
@@ -133,6 +133,8 @@ class DenseDualSimplex:
         if not (ub > 1 and tol > 0 and refactor_every >= 1):
             raise ValueError(f"need ub > 1 (so the box never binds at an optimum), tol > 0 and refactor_every ≥ 1; "
                              f"got ub={ub!r}, tol={tol!r}, refactor_every={refactor_every!r}.")
+        if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0):
+            raise ValueError(f"max_iter must be None (50·(2n + rows)) or an integer ≥ 0; got {max_iter!r}.")
         self.n, self.ub, self.tol = int(n), float(ub), float(tol)
         self.refactor_every, self.max_iter = int(refactor_every), max_iter
         self._rows = _RowBuffer(self.n)   # one row per LP row: the rule's values on the training points

@@ -238,6 +238,7 @@ def test_dense_dual_simplex_bad_input():
     assert d.n_rows == 0                       # nothing was added by the rejected calls
     with pytest.raises(ValueError, match="positive integer"): DenseDualSimplex(0)
     with pytest.raises(ValueError, match="ub > 1"): DenseDualSimplex(4, ub=0.5)
+    with pytest.raises(ValueError, match="max_iter must be"): DenseDualSimplex(4, max_iter=-1)
     with pytest.raises(IndexError, match=r"\[0, 0\)"): d.remove_rows([0])
     d.add_rows(np.ones(4), -1, 1)              # a 1-D rule is one row
     assert d.n_rows == 1 and d.solve()[2] == 0.5     # 0 ∈ [−1, 1]: x = 0 is optimal, value ½
