@@ -41,7 +41,7 @@ setuptools.setup(
     include_package_data=True,
     package_data={"robust_ref": ["data/*.csv", "data/README.md", "data/SHA256SUMS"]},
     install_requires=requirements,
-    extras_require={"dev": dev_requirements, "dask": ["dask[distributed]>=2023.1"], "parquet": ["pyarrow>=14"], "xgboost": ["xgboost>=1.7"], "cleanlab": ["cleanlab>=2.6,<3"]},
+    extras_require={"dev": dev_requirements, "dask": ["dask[distributed]>=2023.1"], "parquet": ["pyarrow>=14"], "xgboost": ["xgboost>=1.7"], "cleanlab": ["cleanlab>=2.6,<3"], "stats": ["scikit-posthocs>=0.9"]},
     python_requires=">=" + min_python,
     zip_safe=False,
     entry_points={"console_scripts": scripts, "nbdev": [f"{cfg['lib_path']}={cfg['lib_path']}._modidx:d"]},
