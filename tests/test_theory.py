@@ -1,0 +1,131 @@
+"""Theorem checks that can fail: each check of `robust_ref.theory` holds as stated on its test bed, and fails under
+the plausible errors listed in the issue (bound × 0.9, a term deleted or rescaled, the paper's printed form)."""
+import numpy as np
+import pytest
+
+from robust_ref import theory as th
+
+
+@pytest.fixture(scope="module")
+def bed():
+    return th.rmboost_bed()
+
+
+# ---- RMBoost Theorem 2 (11), (12) -------------------------------------------------------------------------------
+@pytest.mark.parametrize("form", ["11", "12"])
+def test_rmboost_thm2_holds_and_every_term_is_needed(bed, form):
+    c = th.check_rmboost_thm2(bed, form=form)
+    assert c.ok and c.n_failures == 0
+    assert c.min_relative_slack < 0.01                   # attained at μ = μ_o on the clean population setting
+    tab = c.term_table()
+    assert tab.needed.all(), tab
+
+
+@pytest.mark.parametrize("form", ["11", "12"])
+@pytest.mark.parametrize("mutation", [dict(scale=0.9), dict(drop="noise"), dict(drop="ε_est"), dict(drop="λ"),
+                                      dict(drop="ε_opt"), dict(drop="R(μo)"),
+                                      dict(factors={k: 0.5 for k in ("ε_opt", "ε_est", "noise", "λ")}),
+                                      dict(factors={"noise": -1.0})])
+def test_rmboost_thm2_fails_under_mutation(bed, form, mutation):
+    assert not th.check_rmboost_thm2(bed, form=form, **mutation).ok
+
+
+def test_rmboost_thm2_12_needs_the_variance_term_not_only_P(bed):
+    # (12) with 2P in place of 2√Var would be a different (valid-looking) statement; deleting √Var must fail
+    c = th.check_rmboost_thm2(bed, form="12", settings=["aligned ∞"], drop="noise")
+    assert not c.ok
+
+
+# ---- RMBoost Theorem 3 (15) -------------------------------------------------------------------------------------
+def test_rmboost_thm3_holds_and_every_term_is_needed(bed):
+    c = th.check_rmboost_thm3(bed)
+    assert c.ok and c.min_relative_slack < 0.05
+    assert c.term_table().needed.all()
+
+
+@pytest.mark.parametrize("mutation", [dict(scale=0.9), dict(drop="noise"), dict(drop="ε_approx"), dict(drop="ε_opt"),
+                                      dict(drop="ε_est"), dict(drop="λ"), dict(drop="R_Bayes"),
+                                      dict(factors={"ε_opt": 0.5, "noise": 0.5, "λ": 0.5, "ε_est": 0.5})])
+def test_rmboost_thm3_fails_under_mutation(bed, mutation):
+    assert not th.check_rmboost_thm3(bed, **mutation).ok
+
+
+def test_rmboost_thm3_poor_mu_B_is_really_poor(bed):
+    mu_B, eps = th.bayes_representation(bed, "poor")
+    assert eps == pytest.approx(2.0)                     # half a ±1 rule that errs somewhere: |±1 − (∓1)| = 2
+    assert th.bayes_representation(bed, "exact")[1] < 1e-9
+
+
+# ---- RMBoost Theorem 4 (deterministic core), Theorem 8 ----------------------------------------------------------
+def test_rmboost_thm4_core_holds_and_2P_is_needed():
+    c = th.check_rmboost_thm4()
+    assert c.ok and c.min_relative_slack < 1e-9
+    tab = c.term_table()
+    assert tab.loc[["R^(k)", "ε_est", "noise"], "needed"].all()
+    assert not th.check_rmboost_thm4(factors={"noise": 0.5}).ok       # 2P → P
+    assert not th.check_rmboost_thm4(scale=0.9).ok
+    assert not th.check_rmboost_thm4(drop="ε_est").ok
+
+
+def test_rmboost_thm8_holds_and_fails_printed_and_halved():
+    c = th.check_rmboost_thm8()
+    assert c.ok and c.term_table().needed.all()
+    assert not th.check_rmboost_thm8(factors={"ε_base": 0.5}).ok
+    assert not th.check_rmboost_thm8(form="printed").ok             # the paper's extra 1/n
+    assert not th.check_rmboost_thm8(scale=0.9).ok
+
+
+def test_column_generation_path_reaches_the_full_lp(bed):
+    # exact pricing stops only when no rule prices out: then R equals the full-LP optimum (Step-5 certificate)
+    from robust_ref.rmboost import rmboost_full_lp
+    idx, y = th._bed_sample(bed, bed.world.eta, 60, 0)
+    Phi = bed.H[idx]
+    last = list(th.column_generation_path(Phi, y, 0.05, n_rounds=200))[-1]
+    assert np.max(np.abs(Phi.T @ last[4])) <= 0.05 + 1e-9
+    assert last[3] == pytest.approx(rmboost_full_lp(Phi, y, 0.05)[1], abs=1e-8)
+
+
+# ---- robust trees Theorem 4 --------------------------------------------------------------------------------------
+def test_trees_thm4_exact_tail_against_a_direct_sum():
+    from scipy import stats
+    # P(ñ_1 < 50) for counts (60, 40), η = 0.2, by a double sum over the two binomials (independent of the convolution)
+    a, b = stats.binom(60, 0.8), stats.binom(40, 0.2)
+    direct = sum(a.pmf(i) * b.pmf(j) for i in range(61) for j in range(41) if i + j < 50)
+    assert th._p_majority_lost_binary((60, 40), 0.2) == pytest.approx(direct, rel=1e-12)
+
+
+def test_trees_thm4_holds_and_fails_under_mutation():
+    assert th.check_trees_thm4().ok
+    assert not th.check_trees_thm4(form="no_half").ok
+    assert not th.check_trees_thm4(form="clean_gamma").ok
+    assert not th.check_trees_thm4(scale=0.05).ok      # Hoeffding is ≥ 9× the exact tail here: only gross scalings fail
+
+
+def test_trees_thm4_proportions_from_the_formula_catch_a_wrong_sampler():
+    assert th.check_trees_thm4_proportions().ok
+    assert not th.check_trees_thm4_proportions(sampler_rate_factor=1.1).ok
+    assert not th.check_trees_thm4_proportions(scale=0.99).ok
+    assert not th.check_trees_thm4_proportions(drop="η/(K−1)").ok
+
+
+# ---- the BoundCheck machinery ------------------------------------------------------------------------------------
+def test_bad_mutation_arguments_are_clear_errors(bed):
+    with pytest.raises(ValueError, match="unknown term 'nois'"):
+        th.check_rmboost_thm2(bed, drop="nois")
+    with pytest.raises(ValueError, match="scale must be a positive"):
+        th.check_rmboost_thm2(bed, scale=0)
+    with pytest.raises(ValueError, match="form must be '11' or '12'"):
+        th.check_rmboost_thm2(bed, form="13")
+    with pytest.raises(ValueError, match="form must be"):
+        th.check_trees_thm4(form="printed")
+    with pytest.raises(ValueError, match="n_k\\* > n_other"):
+        th.check_trees_thm4(cases=(((40, 60), 0.2),))
+
+
+def test_bound_check_arithmetic():
+    c = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, (), None)
+    assert c.ok and np.allclose(c.slack, [0.1, 0.0])
+    assert c.term_table().needed.all()
+    m = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, ("y",), {"x": 2.0})
+    assert np.allclose(m.bound, [1.0, 2.0]) and m.ok and m.n_failures == 0
+    assert not th._check("toy", ["a"], [1.0], {"x": [1.0]}, 0.9, (), None).ok
