@@ -129,3 +129,26 @@ def test_bound_check_arithmetic():
     m = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, ("y",), {"x": 2.0})
     assert np.allclose(m.bound, [1.0, 2.0]) and m.ok and m.n_failures == 0
     assert not th._check("toy", ["a"], [1.0], {"x": [1.0]}, 0.9, (), None).ok
+
+
+# ---- Arch Boost Lemma 5(a), Lemma 8 ------------------------------------------------------------------------------
+def test_archboost_lemma5a_exact_tail_and_range():
+    c = th.check_archboost_lemma5a()
+    assert c.ok
+    assert not th.check_archboost_lemma5a(M_phi=2.0).ok          # M_φ = 2 instead of 2^γ
+    assert not th.check_archboost_lemma5a(gamma=3.0, M_phi=4.0).ok  # M_φ of γ = 2 used for γ = 3
+    assert th.check_archboost_lemma5a(gamma=3.0).ok
+    assert not th.check_archboost_lemma5a(scale=0.2).ok
+
+
+def test_archboost_lemma5a_tail_matches_a_direct_sum():
+    from math import comb
+    n, kmin = 50, 30
+    assert th._binom_upper_tail(n, kmin) == pytest.approx(sum(comb(n, k) for k in range(kmin, n + 1)) / 2**n, rel=1e-12)
+
+
+def test_archboost_lemma8_factor_two_is_needed():
+    c = th.check_archboost_lemma8()
+    assert c.ok and c.min_relative_slack < 0.1
+    assert not th.check_archboost_lemma8(factors={"2·sup|R̂−R|": 0.5}).ok
+    assert not th.check_archboost_lemma8(scale=0.9).ok
