@@ -14,10 +14,11 @@ from .datasets import FiniteWorld, make_finite_world, threshold_rules
 from .rmboost import rmboost_full_lp, rmboost_lp
 
 # %% auto #0
-__all__ = ['TREES_THM4_CASES', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed', 'check_rmboost_thm2',
-           'bayes_representation', 'check_rmboost_thm3', 'column_generation_path', 'rmboost_iterate_runs',
-           'check_rmboost_thm4', 'check_rmboost_thm8', 'check_trees_thm4', 'check_trees_thm4_proportions',
-           'check_archboost_lemma5a', 'check_archboost_lemma8']
+__all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
+           'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
+           'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_trees_thm4',
+           'check_trees_thm4_proportions', 'check_meanclf_thm3', 'check_meanclf_thm19', 'check_archboost_lemma5a',
+           'check_archboost_lemma8']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -452,6 +453,57 @@ def check_trees_thm4_proportions(cases=(((500, 300, 200), 0.2), ((120, 90, 90), 
             t1.append((1 - K * eta / (K - 1)) * p[k]); t2.append(eta / (K - 1))
     return _check("Robust trees Theorem 4, E[p̃]", labels, q, {"(1−Kη/(K−1))p": t1, "η/(K−1)": t2}, scale, drop,
                   factors, sense="=", tol=np.array(tol))
+
+# %% ../nbs/80_theory.ipynb #5f04c580
+MEANCLF_THM3_CASES = ((14, 0.73, 1e-8), (20, 0.5, 1e-6), (5, 0.74, 1e-3), (100, 0.85, 1e-3), (400, 0.85, 0.05))
+
+def _gap_quantile_one_atom(n, eta, delta) -> float:
+    """Exact (1−δ)-quantile of ℓ_lin(P, ω_S) − ℓ_lin(S, ω_S) = ⟨ω_S, ω_S − ω_P⟩ on one atom with K ≡ 1 (φ = 1):
+    ω_S = 2B/n − 1, B ~ Bin(n, η), ω_P = 2η − 1."""
+    from scipy import stats
+    B = np.arange(n + 1)
+    pmf = stats.binom.pmf(B, n, eta)
+    s, m = 2 * B / n - 1, 2 * eta - 1
+    g = s * (s - m)
+    o = np.argsort(g, kind="stable")
+    return float(g[o][np.searchsorted(np.cumsum(pmf[o]), 1 - delta - 1e-12)])
+
+def check_meanclf_thm3(cases=MEANCLF_THM3_CASES, # (n, η, δ) triples
+                       variant: str = "paper", # the constant of `mean_classifier.thm3_bound`: "paper", "derived", "derived_trueKL"
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 3 in its quantile form: the exact (1−δ)-quantile of ℓ_lin(P, ω_S) − ℓ_lin(S, ω_S) is at
+    most √(2(1 + log(1/δ))/n). Test bed: one atom with the constant kernel, where the gap is a function of one binomial
+    count; the cases (small n, η near 0.73, small δ) are where the quantile comes closest to the bound — 88% of it at
+    n = 14, η = 0.73, δ = 10⁻⁸ (over n ≤ 30, all η, δ ≥ 10⁻⁸). Term: `PAC-Bayes`."""
+    from robust_ref.mean_classifier import thm3_bound
+    labels, q, term = [], [], []
+    for n, eta, delta in cases:
+        labels.append(f"n={n} η={eta} δ={delta:g}")
+        q.append(_gap_quantile_one_atom(int(n), float(eta), float(delta)))
+        term.append(thm3_bound(int(n), float(delta), variant=variant))
+    return _check(f"Mean classifier Theorem 3 ({variant})", labels, q, {"PAC-Bayes": term}, scale, drop, factors, tol=1e-12)
+
+def check_meanclf_thm19(cases=((20, 0.5, 0.05), (10, 0.74, 0.1), (50, 0.9, 0.05), (100, 0.7, 0.02), (5, 0.92, 1.0)),
+                        kl: str = "true", # KL(N(ω_S, I) ‖ N(0, I)): "true" ½‖ω_S‖², "paper" ‖ω_S‖², "none" (mutation: 0)
+                        scale: float = 1.0, drop=(), factors=None, # mutation of the right side (1)
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 19 in expectation form (the inequality its high-probability form is derived from):
+    E_S exp(βn(ℓ_ββ(P, N(ω_S, I)) − ℓ(S, ω_S)) − KL(N(ω_S, I) ‖ N(0, I))) ≤ 1, computed exactly on one atom with
+    φ = 1 (ω_S = 2B/n − 1, B ~ Bin(n, η), closed-form ℓ_ββ). Cases (n, η, β); at n = 20, η = ½, β = 0.05 the
+    expectation is 0.9993, so the bound × 0.9 fails, and without the KL term it exceeds 1. Term: `1`."""
+    from scipy import stats
+    if kl not in ("true", "paper", "none"): raise ValueError(f"kl must be 'true', 'paper' or 'none'; got {kl!r}.")
+    w = {"true": 0.5, "paper": 1.0, "none": 0.0}[kl]
+    labels, q = [], []
+    for n, eta, beta in cases:
+        B = np.arange(n + 1)
+        pmf, s = stats.binom.pmf(B, n, eta), 2 * B / n - 1
+        lbb = -np.log(eta * np.exp(-beta * (1 - s) + beta**2 / 2) + (1 - eta) * np.exp(-beta * (1 + s) + beta**2 / 2)) / beta
+        labels.append(f"n={n} η={eta} β={beta}")
+        q.append(float(pmf @ np.exp(beta * n * (lbb - (1 - s**2)) - w * s**2)))
+    return _check(f"Mean classifier Theorem 19, expectation form (KL {kl})", labels, q, {"1": np.ones(len(q))},
+                  scale, drop, factors, tol=1e-12)
 
 # %% ../nbs/80_theory.ipynb #fb8dec5b
 def _binom_upper_tail(n, k_min) -> float:

@@ -152,3 +152,35 @@ def test_archboost_lemma8_factor_two_is_needed():
     assert c.ok and c.min_relative_slack < 0.1
     assert not th.check_archboost_lemma8(factors={"2·sup|R̂−R|": 0.5}).ok
     assert not th.check_archboost_lemma8(scale=0.9).ok
+
+
+# ---- mean classifier Theorem 3 (quantile form), Theorem 19 (expectation form) -------------------------------------
+@pytest.mark.parametrize("variant", ["paper", "derived", "derived_trueKL"])
+def test_meanclf_thm3_holds_for_every_constant(variant):
+    assert th.check_meanclf_thm3(variant=variant).ok
+
+
+def test_meanclf_thm3_fails_when_scaled():
+    assert not th.check_meanclf_thm3(scale=0.85).ok
+    assert not th.check_meanclf_thm3(scale=0.2).ok              # the "bound ÷ 5"
+
+
+def test_meanclf_gap_quantile_against_enumeration():
+    from scipy import stats
+    n, eta, delta = 7, 0.6, 0.1
+    vals = sorted(((2 * b / n - 1) * ((2 * b / n - 1) - (2 * eta - 1)), stats.binom.pmf(b, n, eta)) for b in range(n + 1))
+    acc = 0.0
+    for g, p in vals:
+        acc += p
+        if acc >= 1 - delta - 1e-12: break
+    assert th._gap_quantile_one_atom(n, eta, delta) == pytest.approx(g, abs=1e-15)
+
+
+def test_meanclf_thm19_expectation_form():
+    c = th.check_meanclf_thm19()
+    assert c.ok and c.min_relative_slack < 0.01
+    assert th.check_meanclf_thm19(kl="paper").ok
+    assert not th.check_meanclf_thm19(kl="none").ok
+    assert not th.check_meanclf_thm19(scale=0.9).ok
+    with pytest.raises(ValueError, match="kl must be"):
+        th.check_meanclf_thm19(kl="half")
