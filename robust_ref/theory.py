@@ -17,8 +17,8 @@ from .rmboost import rmboost_full_lp, rmboost_lp
 __all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
            'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_trees_thm4',
-           'check_trees_thm4_proportions', 'check_meanclf_thm3', 'check_meanclf_thm19', 'check_archboost_lemma5a',
-           'check_archboost_lemma8']
+           'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
+           'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -453,6 +453,60 @@ def check_trees_thm4_proportions(cases=(((500, 300, 200), 0.2), ((120, 90, 90), 
             t1.append((1 - K * eta / (K - 1)) * p[k]); t2.append(eta / (K - 1))
     return _check("Robust trees Theorem 4, E[p̃]", labels, q, {"(1−Kη/(K−1))p": t1, "η/(K−1)": t2}, scale, drop,
                   factors, sense="=", tol=np.array(tol))
+
+# %% ../nbs/80_theory.ipynb #5afcf606
+def check_alpha_gradient(alphas=(1.0, 2.0, np.inf), # α values of the margin α-loss
+                         ps=(0.0, 0.2, 0.45), # symmetric flip probabilities
+                         gradient=None, # the gradient under test; default `alpha_loss.linear_noisy_risk_gradient`
+                         random_state=0, h: float = 1e-5, # seed of the data and θ; central-difference step
+                         scale: float = 1.0, drop=(), factors=None, # mutation of the finite-difference side
+                        ) -> BoundCheck:
+    """α-loss (11)–(12), the gradient in Theorems 2–3: every coordinate of ∇R^p_α(θ) equals the central difference of
+    R^p_α(θ) = mean_i[(1−p) l̃^α(⟨v_i, θ⟩) + p l̃^α(−⟨v_i, θ⟩)], computed from `AlphaLoss` values (not derivatives), to
+    1e-7. Pass a wrong `gradient` (e.g. with p dropped on one side) and the check fails. Term: `finite difference`."""
+    from robust_ref.alpha_loss import linear_noisy_risk_gradient
+    from robust_ref.losses import AlphaLoss
+    gradient = linear_noisy_risk_gradient if gradient is None else gradient
+    rng = np.random.default_rng(random_state)
+    V = rng.uniform(-1, 1, (40, 3))
+    labels, q, fd = [], [], []
+    for a in alphas:
+        loss = AlphaLoss(a)
+        R = lambda th, p: float(np.mean((1 - p) * loss(V @ th) + p * loss(-(V @ th))))
+        for p in ps:
+            for t in range(3):
+                th = rng.normal(0, 1.5, 3)
+                g = np.asarray(gradient(th, V, a, p), dtype=np.float64)
+                for j in range(3):
+                    e = np.zeros(3); e[j] = h
+                    labels.append(f"α={a:g} p={p} θ#{t} coordinate {j}"); q.append(g[j])
+                    fd.append((R(th + e, p) - R(th - e, p)) / (2 * h))
+    return _check("α-loss gradient (11)–(12)", labels, q, {"finite difference": fd}, scale, drop, factors,
+                  sense="=", tol=1e-7)
+
+def check_alpha_thm2(cases=((0.0, 0.3), (0.1, 0.5), (0.3, 1.0), (0.45, 0.05)), # (p, Δ): θ̂ = z₀, θ* = z₀ + Δ
+                     alphas=(1.0, np.inf),
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """α-loss Theorem 2 (safe form) in one dimension at its tightest configuration: one support point v = yx = 1,
+    θ̂ with margin z* = ln(2+√3) (the premise's smallest margin), θ* = z* + Δ and r = θ*:
+    |∇R(θ*) − ∇R(θ̂)| ≤ C_α[√d r |l̃^α''(z*)| + d r² |l̃¹'''(z*)|]. The bound grows with r, not with ‖θ* − θ̂‖, so
+    even here the left side is at most ~7% of it: only gross errors (the bound × 0.05) are detectable.
+    Terms: `√d r l''`, `d r² l'''`."""
+    from robust_ref.alpha_loss import alpha_loss_derivative, linear_noisy_risk_gradient
+    z0 = float(np.log(2 + np.sqrt(3)))
+    V = np.ones((1, 1))
+    labels, q, t1, t2 = [], [], [], []
+    for a in alphas:
+        for p, D in cases:
+            ts, r = z0 + D, z0 + D
+            lhs = abs(linear_noisy_risk_gradient(np.array([ts]), V, a, p)[0] - linear_noisy_risk_gradient(np.array([z0]), V, a, p)[0])
+            C = 2.0 if a == 1 else 2.0 - 4.0 * p
+            labels.append(f"α={a:g} p={p} Δ={D}"); q.append(lhs)
+            t1.append(C * r * abs(float(alpha_loss_derivative(np.array([z0]), a, 2)[0])))
+            t2.append(C * r**2 * abs(float(alpha_loss_derivative(np.array([z0]), 1, 3)[0])))
+    return _check("α-loss Theorem 2 (safe form)", labels, q, {"√d r l''": t1, "d r² l'''": t2}, scale, drop, factors,
+                  tol=1e-12)
 
 # %% ../nbs/80_theory.ipynb #5f04c580
 MEANCLF_THM3_CASES = ((14, 0.73, 1e-8), (20, 0.5, 1e-6), (5, 0.74, 1e-3), (100, 0.85, 1e-3), (400, 0.85, 0.05))

@@ -184,3 +184,29 @@ def test_meanclf_thm19_expectation_form():
     assert not th.check_meanclf_thm19(scale=0.9).ok
     with pytest.raises(ValueError, match="kl must be"):
         th.check_meanclf_thm19(kl="half")
+
+
+# ---- α-loss: the noisy gradient and Theorem 2 ---------------------------------------------------------------------
+def _gradient_p_dropped(theta, V, alpha, p):
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    m = V @ theta
+    return (1 - p) * alpha_loss_derivative(m, alpha, 1) @ V / V.shape[0]
+
+
+def _gradient_sign_flipped(theta, V, alpha, p):
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    m = V @ theta
+    return ((1 - p) * alpha_loss_derivative(m, alpha, 1) + p * alpha_loss_derivative(-m, alpha, 1)) @ V / V.shape[0]
+
+
+def test_alpha_gradient_matches_finite_differences_and_catches_bugs():
+    assert th.check_alpha_gradient().ok
+    assert not th.check_alpha_gradient(gradient=_gradient_p_dropped).ok
+    assert not th.check_alpha_gradient(gradient=_gradient_sign_flipped).ok
+    assert not th.check_alpha_gradient(scale=0.999).ok
+
+
+def test_alpha_thm2_safe_form_holds_and_gross_errors_fail():
+    c = th.check_alpha_thm2()
+    assert c.ok and c.min_relative_slack < 0.95           # the left side reaches ~7% of the bound
+    assert not th.check_alpha_thm2(scale=0.05).ok          # the issue's × 0.01 passed on the old test bed
