@@ -16,7 +16,7 @@ from .rmboost import rmboost_full_lp, rmboost_lp
 # %% auto #0
 __all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
-           'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_trees_thm4',
+           'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
            'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8']
 
@@ -394,6 +394,33 @@ def check_rmboost_thm8(bed: RMBoostBed | None = None, # test bed; default `rmboo
                 labels.append(f"{name}, λ={lam:g}, round {k}"); q.append(R)
                 terms["R̃"].append(R_t); terms["ε_base"].append(max(edge - lam, 0.0) * np.abs(mu_t).sum())
     return _check(f"RMBoost Theorem 8 ({form})", labels, q, terms, scale, drop, factors, tol=1e-8)
+
+# %% ../nbs/80_theory.ipynb #be4bbf94
+def check_rmboost_eq13(ns=(100, 1000, 10_000), # sample sizes
+                       deltas=(0.1, 1e-2, 1e-4, 1e-6, 1e-9), # failure probabilities
+                       form: str = "corrected", # "corrected": 2R + √(2 log(2/δ)/n); "printed": 2R + √(log(2/δ)/(2n)); "vc": the printed VC form with D = 1
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """RMBoost (13), the bound on ε_est holding with probability ≥ 1 − δ, in quantile form: the exact (1−δ)-quantile of
+    ε_est = max_ħ |E_tr[yħ] − (1/n)Σ y_iħ(x_i)| is at most the bound. Test bed: H = {+1, −1} (the constant rules,
+    VC dimension 1) and balanced training labels, where y_iħ(x_i) = ±1 has the largest variance; ε_est = |2B/n − 1|,
+    B ~ Bin(n, ½), and the Rademacher complexity R = E|2B'/n − 1| are exact. With values in [−1, 1] the bounded
+    differences are 2/n, so McDiarmid gives √(2 log(2/δ)/n); the printed √(log(2/δ)/(2n)) (range 1) fails for
+    δ ≤ 10⁻⁴ at n ≥ 1000. Terms: `2R` (or `VC`), `deviation`."""
+    from scipy import stats
+    if form not in ("corrected", "printed", "vc"): raise ValueError(f"form must be 'corrected', 'printed' or 'vc'; got {form!r}.")
+    labels, q, t1, t2 = [], [], [], []
+    for n in ns:
+        B = np.arange(n + 1)
+        pmf, dev = stats.binom.pmf(B, n, 0.5), np.abs(2 * B / n - 1)
+        o = np.argsort(dev, kind="stable"); c = np.cumsum(pmf[o])
+        R = float(pmf @ dev)
+        for d in deltas:
+            labels.append(f"n={n} δ={d:g}"); q.append(float(dev[o][np.searchsorted(c, 1 - d - 1e-12)]))
+            t1.append(2 * np.sqrt(2 * np.log(3 * n) / n) if form == "vc" else 2 * R)
+            t2.append(np.sqrt(2 * np.log(2 / d) / n) if form == "corrected" else np.sqrt(np.log(2 / d) / (2 * n)))
+    return _check(f"RMBoost (13) ({form})", labels, q, {"VC" if form == "vc" else "2R": t1, "deviation": t2},
+                  scale, drop, factors, tol=1e-12)
 
 # %% ../nbs/80_theory.ipynb #234afcda
 TREES_THM4_CASES = (((60, 40), 0.2), ((300, 200), 0.3), ((2700, 900), 0.45), ((1500, 500), 0.4), ((6000, 2000), 0.45))

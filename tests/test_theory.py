@@ -210,3 +210,14 @@ def test_alpha_thm2_safe_form_holds_and_gross_errors_fail():
     c = th.check_alpha_thm2()
     assert c.ok and c.min_relative_slack < 0.95           # the left side reaches ~7% of the bound
     assert not th.check_alpha_thm2(scale=0.05).ok          # the issue's × 0.01 passed on the old test bed
+
+
+# ---- RMBoost (13) ------------------------------------------------------------------------------------------------
+def test_rmboost_eq13_corrected_holds_printed_fails():
+    assert th.check_rmboost_eq13().ok
+    assert th.check_rmboost_eq13(form="vc").ok
+    printed = th.check_rmboost_eq13(form="printed")
+    assert not printed.ok
+    assert "n=1000 δ=1e-06" in [l for l, s in zip(printed.labels, printed.slack) if s < 0]
+    assert not th.check_rmboost_eq13(scale=0.7).ok
+    assert not th.check_rmboost_eq13(drop="deviation").ok
