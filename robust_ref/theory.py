@@ -14,11 +14,11 @@ from .datasets import FiniteWorld, make_finite_world, threshold_rules
 from .rmboost import rmboost_full_lp, rmboost_lp
 
 # %% auto #0
-__all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
+__all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
            'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
-           'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8']
+           'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -648,3 +648,59 @@ def check_archboost_lemma8(n: int = 40, # sample size
     dev = np.max(np.abs(Rhat - R), axis=1)
     return _check("Arch Boost Lemma 8", [f"sample {i}" for i in range(n_samples)], excess,
                   {"2·sup|R̂−R|": 2 * dev}, scale, drop, factors, tol=1e-12)
+
+# %% ../nbs/80_theory.ipynb #b60afe27
+def _grad_p_dropped(theta, V, alpha, p):
+    "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    m = V @ theta
+    return (1 - p) * alpha_loss_derivative(m, alpha, 1) @ V / V.shape[0]
+
+_HALF_RM = {k: 0.5 for k in ("ε_opt", "ε_est", "noise", "λ")}
+CHECKS = {
+    "RMBoost Theorem 2, (11)": (check_rmboost_thm2, {}, "FiniteWorld m=40, 4 noise settings × 486 feasible μ",
+                                {"bound × 0.9": dict(scale=0.9), "2P deleted": dict(drop="noise"),
+                                 "ε_est deleted": dict(drop="ε_est"), "λ deleted": dict(drop="λ"),
+                                 "excess halved": dict(factors=_HALF_RM)}),
+    "RMBoost Theorem 2, (12)": (check_rmboost_thm2, dict(form="12"), "same, P < ½ settings",
+                                {"bound × 0.9": dict(scale=0.9), "2√Var deleted": dict(drop="noise"),
+                                 "ε_est deleted": dict(drop="ε_est")}),
+    "RMBoost Theorem 3, (15)": (check_rmboost_thm3, {}, "same, μ_B exact and poor, λ ∈ {0.01, 0.2}",
+                                {"bound × 0.9": dict(scale=0.9), "2P deleted": dict(drop="noise"),
+                                 "ε_approx deleted": dict(drop="ε_approx"), "ε_opt deleted": dict(drop="ε_opt")}),
+    "RMBoost Theorem 4 (core)": (check_rmboost_thm4, {}, "Algorithm 1 iterates, rule-copy / uniform / clean runs",
+                                 {"2P → P": dict(factors={"noise": 0.5}), "bound × 0.9": dict(scale=0.9),
+                                  "ε_est deleted": dict(drop="ε_est")}),
+    "RMBoost Theorem 8": (check_rmboost_thm8, {}, "inexact Algorithm 1, rounds 0–15, λ ∈ {0.01, 0.05}",
+                          {"ε_base × 0.5": dict(factors={"ε_base": 0.5}), "printed 1/n": dict(form="printed"),
+                           "bound × 0.9": dict(scale=0.9)}),
+    "RMBoost (13)": (check_rmboost_eq13, {}, "constant rules, balanced labels, exact binomial quantiles",
+                     {"printed constant": dict(form="printed"), "bound × 0.7": dict(scale=0.7)}),
+    "Trees Theorem 4": (check_trees_thm4, {}, "K = 2, η near ½, exact binomial tail",
+                        {"exponent without /2": dict(form="no_half"), "clean γ": dict(form="clean_gamma")}),
+    "Trees Theorem 4, E[p̃]": (check_trees_thm4_proportions, {}, "20,000 relabelings, formula not sampler",
+                              {"sampler at 1.1η": dict(sampler_rate_factor=1.1), "× 0.99": dict(scale=0.99)}),
+    "α-loss gradient (12)": (check_alpha_gradient, {}, "40 points in ℝ³, α ∈ {1, 2, ∞}, central differences",
+                             {"p dropped on one side": dict(gradient=_grad_p_dropped)}),
+    "α-loss Theorem 2 (safe)": (check_alpha_thm2, {}, "one support point at margin ln(2+√3)",
+                                {"bound × 0.05": dict(scale=0.05)}),
+    "Mean classifier Theorem 3": (check_meanclf_thm3, {}, "one atom, K ≡ 1, exact quantiles",
+                                  {"bound × 0.85": dict(scale=0.85), "bound ÷ 5": dict(scale=0.2)}),
+    "Mean classifier Theorem 19 (E form)": (check_meanclf_thm19, {}, "one atom, K ≡ 1, exact expectation",
+                                            {"KL deleted": dict(kl="none"), "bound × 0.9": dict(scale=0.9)}),
+    "Arch Boost Lemma 5(a)": (check_archboost_lemma5a, {}, "two-point loss (Hoeffding's worst case), exact tail",
+                              {"M_φ = 2": dict(M_phi=2.0)}),
+    "Arch Boost Lemma 8": (check_archboost_lemma8, {}, "two functions with equal risk, 3,000 exact samples",
+                           {"factor 2 → 1": dict(factors={"2·sup|R̂−R|": 0.5}), "bound × 0.9": dict(scale=0.9)}),
+}
+
+def summary_table(checks: dict | None = None) -> pd.DataFrame:
+    "One row per check: test bed, instances, min relative slack as stated, and which mutations fail (all must)."
+    rows = []
+    for name, (fn, kw, bed, muts) in (CHECKS if checks is None else checks).items():
+        c = fn(**kw)
+        caught = [m for m, mk in muts.items() if not fn(**{**kw, **mk}).ok]
+        rows.append(dict(result=name, test_bed=bed, instances=len(c.quantity), holds=c.ok,
+                         min_relative_slack=c.min_relative_slack, mutations_that_fail=", ".join(caught),
+                         all_caught=len(caught) == len(muts)))
+    return pd.DataFrame(rows).set_index("result")

@@ -221,3 +221,13 @@ def test_rmboost_eq13_corrected_holds_printed_fails():
     assert "n=1000 δ=1e-06" in [l for l, s in zip(printed.labels, printed.slack) if s < 0]
     assert not th.check_rmboost_eq13(scale=0.7).ok
     assert not th.check_rmboost_eq13(drop="deviation").ok
+
+
+def test_summary_table_reports_caught_mutations():
+    sub = {k: th.CHECKS[k] for k in ("RMBoost (13)", "Arch Boost Lemma 5(a)", "Mean classifier Theorem 19 (E form)")}
+    t = th.summary_table(sub)
+    assert t.holds.all() and t.all_caught.all()
+    assert t.loc["RMBoost (13)", "mutations_that_fail"] == "printed constant, bound × 0.7"
+    # a mutation that cannot fail is reported as not caught
+    weak = {"Arch Boost Lemma 5(a)": (th.check_archboost_lemma5a, {}, "bed", {"bound × 0.9": dict(scale=0.9)})}
+    assert not th.summary_table(weak).all_caught.iloc[0]
