@@ -360,11 +360,11 @@ def check_rmboost_thm4(beds=None, # test beds; default `rmboost_bed()` and `rmbo
         Phi = H[idx]; tau = Phi.T @ y / n
         for k, S, mu, R, p in column_generation_path(Phi, y, lam, n_rounds):
             if not S: continue
-            full = np.zeros(H.shape[1]); np.add.at(full, S, mu)
+            mu_all = np.zeros(H.shape[1]); np.add.at(mu_all, S, mu)
             l1 = np.abs(mu).sum()
             e_supp = float(np.max(np.abs(E_tr[S] - tau[S])))
-            labels.append(f"{name}, round {k}"); q.append(bed.risk(full))
-            for key, v in (("R^(k)", R), ("V_k", bed.viol(full)), ("ε_est", e_supp * l1), ("noise", 2 * P * l1),
+            labels.append(f"{name}, round {k}"); q.append(bed.risk(mu_all))
+            for key, v in (("R^(k)", R), ("V_k", bed.viol(mu_all)), ("ε_est", e_supp * l1), ("noise", 2 * P * l1),
                            ("−λ", -lam * l1)):
                 terms[key].append(v)
     return _check("RMBoost Theorem 4 (deterministic core)", labels, q, terms, scale, drop, factors)
