@@ -18,7 +18,8 @@ __all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mu
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
            'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
-           'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'summary_table']
+           'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'check_archboost_thm2',
+           'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -649,6 +650,34 @@ def check_archboost_lemma8(n: int = 40, # sample size
     return _check("Arch Boost Lemma 8", [f"sample {i}" for i in range(n_samples)], excess,
                   {"2·sup|R̂−R|": 2 * dev}, scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #cacd6269
+def check_archboost_thm2(clean_neg_weights=(1.0,), # clean negative weight b of the region
+                         outlier_weights=(0.2, 1.0, 3.0), # outlier weight o (label +1, the region's majority side)
+                         clean_pos_offsets=(-0.05, -0.01, -1e-3, 1e-3, 0.01, 0.1), # clean positive weight a = b + offset
+                         relax: float = 1.0, # mutation: the condition with η_j × relax (1 = the theorem)
+                         scale: float = 1.0, drop=(), factors=None, # mutation (of the bound 0)
+                        ) -> BoundCheck:
+    """Arch Boost Theorem 2 at the edge of its condition: one region with clean weights a (y = +1), b (y = −1) and
+    outlier weight o with y = +1, h = θ(p) = 2p − 1, p computed on all points. The clean descent is θ(p)(a − b) and
+    the condition o ≤ η(a + b), η = (p − ½)/(1 − p), is then *equivalent* to a ≥ b: the theorem is sharp here, and
+    relaxing the condition by any factor > 1 admits instances with negative clean descent. The statement checked:
+    −(clean descent) ≤ 0 on every instance that meets the condition (`clean_descent` of chapter 50 computes the
+    descent; the condition is computed here). Term: `0`."""
+    from robust_ref.archboost import clean_descent
+    labels, q = [], []
+    for b in clean_neg_weights:
+        for o in outlier_weights:
+            for off in clean_pos_offsets:
+                a = b + off
+                y = np.array([1.0, -1.0, 1.0]); w = np.array([a, b, o]); out = np.array([False, False, True])
+                p = (a + o) / (a + b + o)
+                eta = (p - 0.5) / min(p, 1 - p)
+                if not o <= relax * eta * (a + b): continue
+                labels.append(f"a={a:g} b={b:g} o={o:g}")
+                q.append(-clean_descent(y, w, np.full(3, 2 * p - 1), out))
+    return _check(f"Arch Boost Theorem 2 (condition × {relax:g})", labels, q, {"0": np.zeros(len(q))}, scale, drop,
+                  factors, tol=1e-12)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -690,6 +719,8 @@ CHECKS = {
                                             {"KL deleted": dict(kl="none"), "bound × 0.9": dict(scale=0.9)}),
     "Arch Boost Lemma 5(a)": (check_archboost_lemma5a, {}, "two-point loss (Hoeffding's worst case), exact tail",
                               {"M_φ = 2": dict(M_phi=2.0)}),
+    "Arch Boost Theorem 2": (check_archboost_thm2, {}, "one region, outliers on the majority side, at the edge",
+                             {"condition × 1.05": dict(relax=1.05), "condition × 1.5": dict(relax=1.5)}),
     "Arch Boost Lemma 8": (check_archboost_lemma8, {}, "two functions with equal risk, 3,000 exact samples",
                            {"factor 2 → 1": dict(factors={"2·sup|R̂−R|": 0.5}), "bound × 0.9": dict(scale=0.9)}),
 }

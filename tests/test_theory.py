@@ -231,3 +231,20 @@ def test_summary_table_reports_caught_mutations():
     # a mutation that cannot fail is reported as not caught
     weak = {"Arch Boost Lemma 5(a)": (th.check_archboost_lemma5a, {}, "bed", {"bound × 0.9": dict(scale=0.9)})}
     assert not th.summary_table(weak).all_caught.iloc[0]
+
+
+# ---- Arch Boost Theorem 2 ----------------------------------------------------------------------------------------
+def test_archboost_thm2_sharp_condition():
+    c = th.check_archboost_thm2()
+    assert c.ok and len(c.quantity) >= 6
+    assert not th.check_archboost_thm2(relax=1.05).ok
+    assert not th.check_archboost_thm2(relax=1.5).ok
+
+
+def test_archboost_thm2_condition_agrees_with_chapter_function():
+    from robust_ref.archboost import breakdown_condition
+    for a in (0.95, 0.99, 1.01, 1.1):
+        for o in (0.2, 1.0, 3.0):
+            y, w, out = np.array([1.0, -1.0, 1.0]), np.array([a, 1.0, o]), np.array([False, False, True])
+            p = (a + o) / (a + 1 + o)
+            assert breakdown_condition(y, w, np.zeros(3, int), out) == (o <= (p - 0.5) / (1 - p) * (a + 1))
