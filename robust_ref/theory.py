@@ -19,7 +19,7 @@ __all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mu
            'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
            'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'check_archboost_thm2',
-           'summary_table']
+           'check_archboost_thm4_rate', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -678,6 +678,46 @@ def check_archboost_thm2(clean_neg_weights=(1.0,), # clean negative weight b of 
     return _check(f"Arch Boost Theorem 2 (condition × {relax:g})", labels, q, {"0": np.zeros(len(q))}, scale, drop,
                   factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #df4f3f8b
+def check_archboost_thm4_rate(ns=(2000, 8000), # sample sizes (the slope is fitted over log n)
+                              reps: int = 2, # training sets per n
+                              T="n^0.7", # rounds: "n^0.7" (T_n = ⌊n^{1−ε}⌋, ε = 0.3, as the theorem asks) or a fixed int (mutation)
+                              signal: float = 6.0, # η(x) = σ(signal·(x₁ + x₂)) on X ~ U[−1, 1]²
+                              eps: float = 0.3, # ε of T_n = n^{1−ε}; the bound on the slope is −ε/2
+                              n_pop: int = 20_000, random_state=8, # population sample for the exact-η risks
+                              scale: float = 1.0, drop=(), factors=None, # mutation
+                             ) -> BoundCheck:
+    """Arch Boost Theorem 4(b) / Corollary 1 as a rate check: ARB-2 (stumps, step ½) stopped at T_n = ⌊n^{0.7}⌋, its
+    excess φ-risk R_φ(F̂) − R*_φ and excess 0-1 risk L − L* (exact η on a 20,000-point population) must fall at least
+    as fast as n^{−ε/2} — the rate of the estimation term (Lemma 6, up to logarithms) the consistency proof rests on;
+    fitted slope of log excess on log n ≤ −ε/2. With a fixed number of rounds the approximation error does not vanish
+    (logit η reaches ±12 here, out of reach of 15 steps of ½) and the φ slope is about −0.06: the check fails.
+    Terms: `−ε/2`."""
+    from scipy.special import expit, logit
+    from robust_ref.archboost import ARBGamma
+    from robust_ref.losses import TwoRobustLoss
+    phi = TwoRobustLoss()
+    rng = np.random.default_rng(random_state)
+    Xp = rng.uniform(-1, 1, (n_pop, 2)); eta = expit(signal * Xp.sum(1))
+    v = logit(np.clip(eta, 1e-15, 1 - 1e-15))
+    R_star, L_star = float(np.mean(eta * phi(v) + (1 - eta) * phi(-v))), float(np.mean(np.minimum(eta, 1 - eta)))
+    ex_phi, ex_01 = [], []
+    for n in ns:
+        a, b = [], []
+        for rep in range(reps):
+            r = np.random.default_rng(100 * rep + n)
+            X = r.uniform(-1, 1, (n, 2)); y = np.where(r.random(n) < expit(signal * X.sum(1)), 1, -1)
+            rounds = int(n ** (1 - eps)) if T == "n^0.7" else int(T)
+            F = ARBGamma(2.0, step=0.5, n_estimators=rounds).fit(X, y).decision_function(Xp)
+            a.append(float(np.mean(eta * phi(F) + (1 - eta) * phi(-F))) - R_star)
+            b.append(float(np.mean(np.where(F > 0, 1 - eta, eta))) - L_star)
+        ex_phi.append(np.mean(a)); ex_01.append(np.mean(b))
+    ln = np.log(np.asarray(ns, float))
+    slopes = [float(np.polyfit(ln, np.log(e), 1)[0]) for e in (ex_phi, ex_01)]
+    return _check(f"Arch Boost Theorem 4 / Corollary 1, rate (T = {T})",
+                  [f"excess φ-risk {np.round(ex_phi, 4).tolist()}", f"excess 0-1 risk {np.round(ex_01, 4).tolist()}"],
+                  slopes, {"−ε/2": np.full(2, -eps / 2)}, scale, drop, factors, tol=0.0)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -721,6 +761,8 @@ CHECKS = {
                               {"M_φ = 2": dict(M_phi=2.0)}),
     "Arch Boost Theorem 2": (check_archboost_thm2, {}, "one region, outliers on the majority side, at the edge",
                              {"condition × 1.05": dict(relax=1.05), "condition × 1.5": dict(relax=1.5)}),
+    "Arch Boost Theorem 4 / Corollary 1 (rate)": (check_archboost_thm4_rate, {}, "ARB-2, n = 2000 → 8000, T_n = n^0.7",
+                                                  {"fixed T = 15": dict(T=15)}),
     "Arch Boost Lemma 8": (check_archboost_lemma8, {}, "two functions with equal risk, 3,000 exact samples",
                            {"factor 2 → 1": dict(factors={"2·sup|R̂−R|": 0.5}), "bound × 0.9": dict(scale=0.9)}),
 }

@@ -248,3 +248,10 @@ def test_archboost_thm2_condition_agrees_with_chapter_function():
             y, w, out = np.array([1.0, -1.0, 1.0]), np.array([a, 1.0, o]), np.array([False, False, True])
             p = (a + o) / (a + 1 + o)
             assert breakdown_condition(y, w, np.zeros(3, int), out) == (o <= (p - 0.5) / (1 - p) * (a + 1))
+
+
+# ---- Arch Boost Theorem 4 / Corollary 1: rate with growing T_n ---------------------------------------------------
+def test_archboost_thm4_rate_growing_T_passes_fixed_T_fails():
+    c = th.check_archboost_thm4_rate()
+    assert c.ok and np.all(c.quantity < -0.3)              # measured −0.62 (φ) and −0.57 (0-1)
+    assert not th.check_archboost_thm4_rate(T=15).ok      # the approximation error of 15 rounds does not vanish
