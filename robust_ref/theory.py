@@ -18,8 +18,8 @@ __all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mu
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
            'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
-           'check_meanclf_thm19', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'check_archboost_thm2',
-           'check_archboost_thm4_rate', 'summary_table']
+           'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
+           'check_archboost_thm2', 'check_archboost_thm4_rate', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -587,6 +587,38 @@ def check_meanclf_thm19(cases=((20, 0.5, 0.05), (10, 0.74, 0.1), (50, 0.9, 0.05)
     return _check(f"Mean classifier Theorem 19, expectation form (KL {kl})", labels, q, {"1": np.ones(len(q))},
                   scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #fab32c73
+def check_meanclf_thm21(cases=((10, (0.25, 0.25, 0.25, 0.25), 0.2), (20, (0.25, 0.25, 0.25, 0.25), 0.05),
+                               (20, (0.3, 0.2, 0.2, 0.3), 0.05), (10, (0.35, 0.15, 0.25, 0.25), 0.05)),
+                        kl: str = "true", # "true": log k + ½‖ω‖²; "paper": log k + ‖ω‖²; "no_log_k": ½‖ω‖² (mutation); "none" (mutation)
+                        scale: float = 1.0, drop=(), factors=None, # mutation of the right side (1)
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 21 (a mixture over k = 2 feature maps) in expectation form, computed exactly by
+    enumerating every sample: two atoms x₁, x₂ and two one-dimensional maps, φ_A ≡ 1 and φ_B(x₁) = 1, φ_B(x₂) = −1;
+    cases (n, masses of (x₁,+1), (x₁,−1), (x₂,+1), (x₂,−1), β). The posterior picks the map with the larger |ω_S^i|
+    (both maps are picked with probability ≥ 0.35 in every case, so the mixture is exercised) and N(ω_S^i, 1); the
+    prior is uniform over maps times N(0, 1), so KL = log k + ½ω². Then
+    E_S exp(βn(ℓ_ββ(P, Q_S) − ℓ(S, Q_S)) − KL) ≤ 1. The expectation is about ½ here, so deleting log k (a factor
+    k = 2) exceeds 1 in some cases, while the bound × 0.9 cannot fail. Term: `1`."""
+    from scipy import stats
+    if kl not in ("true", "paper", "no_log_k", "none"):
+        raise ValueError(f"kl must be 'true', 'paper', 'no_log_k' or 'none'; got {kl!r}.")
+    w2, lk = {"true": (0.5, 1), "paper": (1.0, 1), "no_log_k": (0.5, 0), "none": (0.0, 0)}[kl]
+    psi = np.array([[1.0, -1.0, 1.0, -1.0], [1.0, -1.0, -1.0, 1.0]])          # y φ_i(x) on the four cells
+    labels, q = [], []
+    for n, pz, beta in cases:
+        pz = np.asarray(pz, dtype=np.float64)
+        C = np.array([(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)])
+        pr = stats.multinomial.pmf(C, n, pz)
+        om = C @ psi.T / n                                                   # ω_S^i, shape (samples, 2)
+        i = (np.abs(om[:, 1]) > np.abs(om[:, 0])).astype(int)
+        w = om[np.arange(len(C)), i]
+        lbb = -np.log(np.exp(-beta * (1 - w[:, None] * psi[i]) + beta**2 / 2) @ pz) / beta
+        val = pr @ np.exp(beta * n * (lbb - (1 - w**2)) - w2 * w**2 - lk * np.log(2))
+        labels.append(f"n={n} P={tuple(float(v) for v in pz)} β={beta} (map B picked w.p. {pr @ i:.2f})"); q.append(float(val))
+    return _check(f"Mean classifier Theorem 21, expectation form (KL {kl})", labels, q, {"1": np.ones(len(q))},
+                  scale, drop, factors, tol=1e-12)
+
 # %% ../nbs/80_theory.ipynb #fb8dec5b
 def _binom_upper_tail(n, k_min) -> float:
     "P(B ≥ k_min) for B ~ Bin(n, ½), exactly."
@@ -757,6 +789,8 @@ CHECKS = {
                                   {"bound × 0.85": dict(scale=0.85), "bound ÷ 5": dict(scale=0.2)}),
     "Mean classifier Theorem 19 (E form)": (check_meanclf_thm19, {}, "one atom, K ≡ 1, exact expectation",
                                             {"KL deleted": dict(kl="none"), "bound × 0.9": dict(scale=0.9)}),
+    "Mean classifier Theorem 21 (E form)": (check_meanclf_thm21, {}, "two atoms, two maps, every sample enumerated",
+                                            {"log k deleted": dict(kl="no_log_k"), "KL deleted": dict(kl="none")}),
     "Arch Boost Lemma 5(a)": (check_archboost_lemma5a, {}, "two-point loss (Hoeffding's worst case), exact tail",
                               {"M_φ = 2": dict(M_phi=2.0)}),
     "Arch Boost Theorem 2": (check_archboost_thm2, {}, "one region, outliers on the majority side, at the edge",

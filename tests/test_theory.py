@@ -255,3 +255,14 @@ def test_archboost_thm4_rate_growing_T_passes_fixed_T_fails():
     c = th.check_archboost_thm4_rate()
     assert c.ok and np.all(c.quantity < -0.3)              # measured −0.62 (φ) and −0.57 (0-1)
     assert not th.check_archboost_thm4_rate(T=15).ok      # the approximation error of 15 rounds does not vanish
+
+
+# ---- mean classifier Theorem 21 (expectation form) ---------------------------------------------------------------
+def test_meanclf_thm21_mixture_is_exercised_and_log_k_is_needed():
+    c = th.check_meanclf_thm21()
+    assert c.ok
+    picked_B = [float(l.split("w.p. ")[1].rstrip(")")) for l in c.labels]
+    assert min(picked_B) >= 0.3 and max(picked_B) <= 0.7     # both maps are selected: the mixture matters
+    assert th.check_meanclf_thm21(kl="paper").ok
+    assert not th.check_meanclf_thm21(kl="no_log_k").ok
+    assert not th.check_meanclf_thm21(kl="none").ok
