@@ -1,0 +1,268 @@
+"""Theorem checks that can fail: each check of `robust_ref.theory` holds as stated on its test bed, and fails under
+the plausible errors listed in the issue (bound × 0.9, a term deleted or rescaled, the paper's printed form)."""
+import numpy as np
+import pytest
+
+from robust_ref import theory as th
+
+
+@pytest.fixture(scope="module")
+def bed():
+    return th.rmboost_bed()
+
+
+# ---- RMBoost Theorem 2 (11), (12) -------------------------------------------------------------------------------
+@pytest.mark.parametrize("form", ["11", "12"])
+def test_rmboost_thm2_holds_and_every_term_is_needed(bed, form):
+    c = th.check_rmboost_thm2(bed, form=form)
+    assert c.ok and c.n_failures == 0
+    assert c.min_relative_slack < 0.01                   # attained at μ = μ_o on the clean population setting
+    tab = c.term_table()
+    assert tab.needed.all(), tab
+
+
+@pytest.mark.parametrize("form", ["11", "12"])
+@pytest.mark.parametrize("mutation", [dict(scale=0.9), dict(drop="noise"), dict(drop="ε_est"), dict(drop="λ"),
+                                      dict(drop="ε_opt"), dict(drop="R(μo)"),
+                                      dict(factors={k: 0.5 for k in ("ε_opt", "ε_est", "noise", "λ")}),
+                                      dict(factors={"noise": -1.0})])
+def test_rmboost_thm2_fails_under_mutation(bed, form, mutation):
+    assert not th.check_rmboost_thm2(bed, form=form, **mutation).ok
+
+
+def test_rmboost_thm2_12_needs_the_variance_term_not_only_P(bed):
+    # (12) with 2P in place of 2√Var would be a different (valid-looking) statement; deleting √Var must fail
+    c = th.check_rmboost_thm2(bed, form="12", settings=["aligned ∞"], drop="noise")
+    assert not c.ok
+
+
+# ---- RMBoost Theorem 3 (15) -------------------------------------------------------------------------------------
+def test_rmboost_thm3_holds_and_every_term_is_needed(bed):
+    c = th.check_rmboost_thm3(bed)
+    assert c.ok and c.min_relative_slack < 0.05
+    assert c.term_table().needed.all()
+
+
+@pytest.mark.parametrize("mutation", [dict(scale=0.9), dict(drop="noise"), dict(drop="ε_approx"), dict(drop="ε_opt"),
+                                      dict(drop="ε_est"), dict(drop="λ"), dict(drop="R_Bayes"),
+                                      dict(factors={"ε_opt": 0.5, "noise": 0.5, "λ": 0.5, "ε_est": 0.5})])
+def test_rmboost_thm3_fails_under_mutation(bed, mutation):
+    assert not th.check_rmboost_thm3(bed, **mutation).ok
+
+
+def test_rmboost_thm3_poor_mu_B_is_really_poor(bed):
+    mu_B, eps = th.bayes_representation(bed, "poor")
+    assert eps == pytest.approx(2.0)                     # half a ±1 rule that errs somewhere: |±1 − (∓1)| = 2
+    assert th.bayes_representation(bed, "exact")[1] < 1e-9
+
+
+# ---- RMBoost Theorem 4 (deterministic core), Theorem 8 ----------------------------------------------------------
+def test_rmboost_thm4_core_holds_and_2P_is_needed():
+    c = th.check_rmboost_thm4()
+    assert c.ok and c.min_relative_slack < 1e-9
+    tab = c.term_table()
+    assert tab.loc[["R^(k)", "ε_est", "noise"], "needed"].all()
+    assert not th.check_rmboost_thm4(factors={"noise": 0.5}).ok       # 2P → P
+    assert not th.check_rmboost_thm4(scale=0.9).ok
+    assert not th.check_rmboost_thm4(drop="ε_est").ok
+
+
+def test_rmboost_thm8_holds_and_fails_printed_and_halved():
+    c = th.check_rmboost_thm8()
+    assert c.ok and c.term_table().needed.all()
+    assert not th.check_rmboost_thm8(factors={"ε_base": 0.5}).ok
+    assert not th.check_rmboost_thm8(form="printed").ok             # the paper's extra 1/n
+    assert not th.check_rmboost_thm8(scale=0.9).ok
+
+
+def test_column_generation_path_reaches_the_full_lp(bed):
+    # exact pricing stops only when no rule prices out: then R equals the full-LP optimum (Step-5 certificate)
+    from robust_ref.rmboost import rmboost_full_lp
+    idx, y = th._bed_sample(bed, bed.world.eta, 60, 0)
+    Phi = bed.H[idx]
+    last = list(th.column_generation_path(Phi, y, 0.05, n_rounds=200))[-1]
+    assert np.max(np.abs(Phi.T @ last[4])) <= 0.05 + 1e-9
+    assert last[3] == pytest.approx(rmboost_full_lp(Phi, y, 0.05)[1], abs=1e-8)
+
+
+# ---- robust trees Theorem 4 --------------------------------------------------------------------------------------
+def test_trees_thm4_exact_tail_against_a_direct_sum():
+    from scipy import stats
+    # P(ñ_1 < 50) for counts (60, 40), η = 0.2, by a double sum over the two binomials (independent of the convolution)
+    a, b = stats.binom(60, 0.8), stats.binom(40, 0.2)
+    direct = sum(a.pmf(i) * b.pmf(j) for i in range(61) for j in range(41) if i + j < 50)
+    assert th._p_majority_lost_binary((60, 40), 0.2) == pytest.approx(direct, rel=1e-12)
+
+
+def test_trees_thm4_holds_and_fails_under_mutation():
+    assert th.check_trees_thm4().ok
+    assert not th.check_trees_thm4(form="no_half").ok
+    assert not th.check_trees_thm4(form="clean_gamma").ok
+    assert not th.check_trees_thm4(scale=0.05).ok      # Hoeffding is ≥ 9× the exact tail here: only gross scalings fail
+
+
+def test_trees_thm4_proportions_from_the_formula_catch_a_wrong_sampler():
+    assert th.check_trees_thm4_proportions().ok
+    assert not th.check_trees_thm4_proportions(sampler_rate_factor=1.1).ok
+    assert not th.check_trees_thm4_proportions(scale=0.99).ok
+    assert not th.check_trees_thm4_proportions(drop="η/(K−1)").ok
+
+
+# ---- the BoundCheck machinery ------------------------------------------------------------------------------------
+def test_bad_mutation_arguments_are_clear_errors(bed):
+    with pytest.raises(ValueError, match="unknown term 'nois'"):
+        th.check_rmboost_thm2(bed, drop="nois")
+    with pytest.raises(ValueError, match="scale must be a positive"):
+        th.check_rmboost_thm2(bed, scale=0)
+    with pytest.raises(ValueError, match="form must be '11' or '12'"):
+        th.check_rmboost_thm2(bed, form="13")
+    with pytest.raises(ValueError, match="form must be"):
+        th.check_trees_thm4(form="printed")
+    with pytest.raises(ValueError, match="n_k\\* > n_other"):
+        th.check_trees_thm4(cases=(((40, 60), 0.2),))
+
+
+def test_bound_check_arithmetic():
+    c = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, (), None)
+    assert c.ok and np.allclose(c.slack, [0.1, 0.0])
+    assert c.term_table().needed.all()
+    m = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, ("y",), {"x": 2.0})
+    assert np.allclose(m.bound, [1.0, 2.0]) and m.ok and m.n_failures == 0
+    assert not th._check("toy", ["a"], [1.0], {"x": [1.0]}, 0.9, (), None).ok
+
+
+# ---- Arch Boost Lemma 5(a), Lemma 8 ------------------------------------------------------------------------------
+def test_archboost_lemma5a_exact_tail_and_range():
+    c = th.check_archboost_lemma5a()
+    assert c.ok
+    assert not th.check_archboost_lemma5a(M_phi=2.0).ok          # M_φ = 2 instead of 2^γ
+    assert not th.check_archboost_lemma5a(gamma=3.0, M_phi=4.0).ok  # M_φ of γ = 2 used for γ = 3
+    assert th.check_archboost_lemma5a(gamma=3.0).ok
+    assert not th.check_archboost_lemma5a(scale=0.2).ok
+
+
+def test_archboost_lemma5a_tail_matches_a_direct_sum():
+    from math import comb
+    n, kmin = 50, 30
+    assert th._binom_upper_tail(n, kmin) == pytest.approx(sum(comb(n, k) for k in range(kmin, n + 1)) / 2**n, rel=1e-12)
+
+
+def test_archboost_lemma8_factor_two_is_needed():
+    c = th.check_archboost_lemma8()
+    assert c.ok and c.min_relative_slack < 0.1
+    assert not th.check_archboost_lemma8(factors={"2·sup|R̂−R|": 0.5}).ok
+    assert not th.check_archboost_lemma8(scale=0.9).ok
+
+
+# ---- mean classifier Theorem 3 (quantile form), Theorem 19 (expectation form) -------------------------------------
+@pytest.mark.parametrize("variant", ["paper", "derived", "derived_trueKL"])
+def test_meanclf_thm3_holds_for_every_constant(variant):
+    assert th.check_meanclf_thm3(variant=variant).ok
+
+
+def test_meanclf_thm3_fails_when_scaled():
+    assert not th.check_meanclf_thm3(scale=0.85).ok
+    assert not th.check_meanclf_thm3(scale=0.2).ok              # the issue's "bound ÷ 5"
+
+
+def test_meanclf_gap_quantile_against_enumeration():
+    from scipy import stats
+    n, eta, delta = 7, 0.6, 0.1
+    vals = sorted(((2 * b / n - 1) * ((2 * b / n - 1) - (2 * eta - 1)), stats.binom.pmf(b, n, eta)) for b in range(n + 1))
+    acc = 0.0
+    for g, p in vals:
+        acc += p
+        if acc >= 1 - delta - 1e-12: break
+    assert th._gap_quantile_one_atom(n, eta, delta) == pytest.approx(g, abs=1e-15)
+
+
+def test_meanclf_thm19_expectation_form():
+    c = th.check_meanclf_thm19()
+    assert c.ok and c.min_relative_slack < 0.01
+    assert th.check_meanclf_thm19(kl="paper").ok
+    assert not th.check_meanclf_thm19(kl="none").ok
+    assert not th.check_meanclf_thm19(scale=0.9).ok
+    with pytest.raises(ValueError, match="kl must be"):
+        th.check_meanclf_thm19(kl="half")
+
+
+# ---- α-loss: the noisy gradient and Theorem 2 ---------------------------------------------------------------------
+def _gradient_p_dropped(theta, V, alpha, p):
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    m = V @ theta
+    return (1 - p) * alpha_loss_derivative(m, alpha, 1) @ V / V.shape[0]
+
+
+def _gradient_sign_flipped(theta, V, alpha, p):
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    m = V @ theta
+    return ((1 - p) * alpha_loss_derivative(m, alpha, 1) + p * alpha_loss_derivative(-m, alpha, 1)) @ V / V.shape[0]
+
+
+def test_alpha_gradient_matches_finite_differences_and_catches_bugs():
+    assert th.check_alpha_gradient().ok
+    assert not th.check_alpha_gradient(gradient=_gradient_p_dropped).ok
+    assert not th.check_alpha_gradient(gradient=_gradient_sign_flipped).ok
+    assert not th.check_alpha_gradient(scale=0.999).ok
+
+
+def test_alpha_thm2_safe_form_holds_and_gross_errors_fail():
+    c = th.check_alpha_thm2()
+    assert c.ok and c.min_relative_slack < 0.95           # the left side reaches ~7% of the bound
+    assert not th.check_alpha_thm2(scale=0.05).ok          # the issue's × 0.01 passed on the old test bed
+
+
+# ---- RMBoost (13) ------------------------------------------------------------------------------------------------
+def test_rmboost_eq13_corrected_holds_printed_fails():
+    assert th.check_rmboost_eq13().ok
+    assert th.check_rmboost_eq13(form="vc").ok
+    printed = th.check_rmboost_eq13(form="printed")
+    assert not printed.ok
+    assert "n=1000 δ=1e-06" in [l for l, s in zip(printed.labels, printed.slack) if s < 0]
+    assert not th.check_rmboost_eq13(scale=0.7).ok
+    assert not th.check_rmboost_eq13(drop="deviation").ok
+
+
+def test_summary_table_reports_caught_mutations():
+    sub = {k: th.CHECKS[k] for k in ("RMBoost (13)", "Arch Boost Lemma 5(a)", "Mean classifier Theorem 19 (E form)")}
+    t = th.summary_table(sub)
+    assert t.holds.all() and t.all_caught.all()
+    assert t.loc["RMBoost (13)", "mutations_that_fail"] == "printed constant, bound × 0.7"
+    # a mutation that cannot fail is reported as not caught
+    weak = {"Arch Boost Lemma 5(a)": (th.check_archboost_lemma5a, {}, "bed", {"bound × 0.9": dict(scale=0.9)})}
+    assert not th.summary_table(weak).all_caught.iloc[0]
+
+
+# ---- Arch Boost Theorem 2 ----------------------------------------------------------------------------------------
+def test_archboost_thm2_sharp_condition():
+    c = th.check_archboost_thm2()
+    assert c.ok and len(c.quantity) >= 6
+    assert not th.check_archboost_thm2(relax=1.05).ok
+    assert not th.check_archboost_thm2(relax=1.5).ok
+
+
+def test_archboost_thm2_condition_agrees_with_chapter_function():
+    from robust_ref.archboost import breakdown_condition
+    for a in (0.95, 0.99, 1.01, 1.1):
+        for o in (0.2, 1.0, 3.0):
+            y, w, out = np.array([1.0, -1.0, 1.0]), np.array([a, 1.0, o]), np.array([False, False, True])
+            p = (a + o) / (a + 1 + o)
+            assert breakdown_condition(y, w, np.zeros(3, int), out) == (o <= (p - 0.5) / (1 - p) * (a + 1))
+
+
+# ---- Arch Boost Theorem 4 / Corollary 1: rate with growing T_n ---------------------------------------------------
+def test_archboost_thm4_rate_growing_T_passes_fixed_T_fails():
+    c = th.check_archboost_thm4_rate()
+    assert c.ok and np.all(c.quantity < -0.3)              # measured −0.62 (φ) and −0.57 (0-1)
+    assert not th.check_archboost_thm4_rate(T=15).ok      # the approximation error of 15 rounds does not vanish
+
+
+# ---- mean classifier Theorem 21 (expectation form) ---------------------------------------------------------------
+def test_meanclf_thm21_mixture_is_exercised_and_log_k_is_needed():
+    c = th.check_meanclf_thm21()
+    assert c.ok
+    picked_B = [float(l.split("w.p. ")[1].rstrip(")")) for l in c.labels]
+    assert min(picked_B) >= 0.3 and max(picked_B) <= 0.7     # both maps are selected: the mixture matters
+    assert th.check_meanclf_thm21(kl="paper").ok
+    assert not th.check_meanclf_thm21(kl="no_log_k").ok
+    assert not th.check_meanclf_thm21(kl="none").ok
