@@ -346,10 +346,10 @@ def _data(task: Task):
                     lambda: np.asarray(task.noise_fn(y[tr], task.rate, X=X[tr], random_state=s["noise"])))
     return X[tr], X[te], y[tr], noisy, y[te]
 
-# %% ../nbs/70_experiments.ipynb #1ad28dc6
+# %% ../nbs/70_experiments.ipynb #144e65a4
 ROW_COLUMNS = ["task_id", "task_index", "dataset", "noise", "rate", "method", "seed", "split", "status", "error",
                "test_error", "train_error", "train_clean_error", "flip_fraction", "n_train", "n_test",
-               "fit_seconds", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator", "params", "worker", "run_id"]
+               "fit_seconds", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator", "params", "worker", "run_id", "grid"]
 VOLATILE_COLUMNS = ("fit_seconds", "worker", "run_id")  # differ between runs by nature; everything else is bit-identical
 
 def _number(v):
@@ -381,14 +381,14 @@ def _thread_limit(threads):
     if _CONTROLLER[1] != len(sys.modules): _CONTROLLER[:] = [ThreadpoolController(), len(sys.modules)]
     return _CONTROLLER[0].limit(limits=threads)
 
-# %% ../nbs/70_experiments.ipynb #a800b5c5
+# %% ../nbs/70_experiments.ipynb #83d6cb6f
 def run_task(task: Task, # the task to run
              threads: int | None = 1, # BLAS/OpenMP threads inside the fit (1: tasks, not fits, are parallel); None leaves them alone
              ) -> dict:
     "Run one task and return its result row (a `failed` row with the error if anything raises)."
     row = dict.fromkeys(ROW_COLUMNS, float("nan"))
     row.update(task_id=task.task_id, task_index=int(task.index), dataset=task.dataset, noise=task.noise, rate=float(task.rate), method=task.method.name,
-               seed=int(task.seed), split=int(task.split), status="ok", error="", worker=_worker(), run_id="",
+               seed=int(task.seed), split=int(task.split), status="ok", error="", worker=_worker(), run_id="", grid="",
                **{k: json.dumps(v, sort_keys=True) if k == "params" else v for k, v in task.method.describe().items()})
     try:
         with _thread_limit(threads), warnings.catch_warnings(record=True) as caught:
@@ -585,7 +585,7 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
             raise ValueError(f"{where(key, 0, bad)}: {e}") from None
     return Grid(data["datasets"], methods, **kwargs)
 
-# %% ../nbs/70_experiments.ipynb #64cf6276
+# %% ../nbs/70_experiments.ipynb #ec9edcbc
 def versions() -> dict:
     "Versions of Python, the platform and the packages that produce results."
     from importlib import metadata
@@ -605,29 +605,58 @@ class ResultStore:
 
     def __init__(self, path, # the folder (created if needed)
                  grid: Grid | None = None, # the grid it holds; None opens an existing folder read-only
-                 force: bool = False): # start over if the folder holds a different grid
+                 force: bool = False, # start over if the folder holds another grid's results
+                 merge: bool = False): # keep another grid's results next to this grid's (one folder, several grids)
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise ValueError(f"results folder {self.path} is a file, not a folder; name a folder (it is created if needed).")
         self.meta_file, self.log = self.path / "grid.json", self.path / "results.jsonl"
+        self.quarantine_file = self.path / "results.quarantine.jsonl"
+        self.quarantined: list[dict] = []   # the damaged lines moved aside when this store was opened for writing
         if grid is None:
             if not self.meta_file.is_file():
                 raise FileNotFoundError(f"{self.path} is not a results folder (no grid.json); run a grid into it first.")
-            self.meta = json.loads(self.meta_file.read_text())
+            self.meta, self.fingerprint = self._read_meta(), None
             return
+        for k, v in dict(force=force, merge=merge).items():
+            if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{k} must be True or False; got {v!r}.")
+        if force and merge: raise ValueError("force=True discards the folder's results and merge=True keeps them: choose one.")
         self.path.mkdir(parents=True, exist_ok=True)
-        fp = grid.fingerprint()
-        if self.meta_file.is_file():
-            old = json.loads(self.meta_file.read_text())
-            if old.get("fingerprint") != fp:
-                if not force:
-                    raise ValueError(f"{self.path} holds results of a different grid ({old.get('spec', {}).get('name')!r}, "
-                                     f"fingerprint {old.get('fingerprint')}; this grid: {fp}). Use another folder, or "
-                                     "force=True (--force) to discard those results and start over.")
-                for f in (self.log, self.path / "results.parquet", self.path / "results.csv"): f.unlink(missing_ok=True)
-                old = None
-        else: old = None
-        self.meta = old or dict(fingerprint=fp, spec=grid.spec(), runs=[])
-        self._write_meta()
+        fp = self.fingerprint = grid.fingerprint()
+        old = self._read_meta() if self.meta_file.is_file() else None
         self._end_torn_line()
+        self._quarantine_damaged()
+        known = set(_grids(old)) | {fp} if old is not None else {fp}
+        stranger = next(((i, r) for i, r in self._numbered() if r.get("grid") not in known), None)
+        if (old is not None and fp not in _grids(old) or stranger) and not merge:
+            if not force:
+                where = (f"{self.meta_file} was written for grid {old.get('spec', {}).get('name')!r} (fingerprint "
+                         f"{old.get('fingerprint')})" if old is not None and fp not in _grids(old) else
+                         f"{self.log}:{stranger[0]}: a row of grid {stranger[1].get('grid', '(none recorded)')!s}")
+                raise ValueError(f"{self.path} holds results of a different grid: {where}; this grid's fingerprint is {fp}. "
+                                 "Use another folder, merge=True (--merge) to keep those results next to this grid's, "
+                                 "or force=True (--force) to discard them and start over.")
+            for f in (self.log, self.quarantine_file, self.path / "results.parquet", self.path / "results.csv"):
+                f.unlink(missing_ok=True)
+            old = None
+        if old is None:
+            old = dict(fingerprint=fp, spec=grid.spec(), grids={}, runs=[])
+            for _, r in self._numbered():   # merging into a folder whose grid.json was lost: its rows still name their grids
+                if isinstance(r.get("grid"), str): old["grids"].setdefault(r["grid"], None)
+        old.setdefault("grids", {old["fingerprint"]: old["spec"]})
+        old["grids"][fp] = grid.spec()
+        self.meta = old
+        self._write_meta()
+
+    def _read_meta(self) -> dict:
+        try: meta = json.loads(self.meta_file.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ValueError(f"{self.meta_file} is damaged ({e}); the rows in {self.log.name} name their grid, so delete "
+                             "the damaged file and run the grid again to rebuild it.") from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("fingerprint"), str) or not isinstance(meta.get("runs"), list):
+            raise ValueError(f"{self.meta_file} is not a results folder's grid.json (no fingerprint/runs); delete it and "
+                             "run the grid again to rebuild it.")
+        return meta
 
     def _end_torn_line(self):
         "After a crash the log may end in a half-written line: end it, so the next row starts on a line of its own."
@@ -635,6 +664,36 @@ class ResultStore:
             with open(self.log, "rb+") as f:
                 f.seek(-1, os.SEEK_END)
                 if f.read(1) != b"\n": f.write(b"\n")
+
+    def _lines(self):
+        "(line number, parsed row or None, why it is not a row or None, raw text) for every non-blank line of the log."
+        if not self.log.is_file(): return
+        for i, text in enumerate(self.log.read_text(errors="replace").splitlines(), 1):
+            if not text.strip(): continue
+            try: row = json.loads(text)
+            except json.JSONDecodeError: yield i, None, "not JSON (a torn or damaged line)", text; continue
+            yield i, row, _row_problem(row), text
+
+    def _quarantine_damaged(self):
+        "Move the log's damaged lines to the quarantine file (kept verbatim, with line and reason) and warn."
+        lines = list(self._lines())
+        bad = [dict(line=i, reason=why, text=text) for i, _, why, text in lines if why]
+        if not bad: return
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        with open(self.quarantine_file, "a") as f:
+            for b in bad: f.write(json.dumps(dict(b, file=self.log.name, moved=stamp)) + "\n")
+        tmp = self.log.with_suffix(".tmp")
+        tmp.write_text("".join(text + "\n" for _, _, why, text in lines if not why))
+        os.replace(tmp, self.log)   # atomic: a crash leaves either the old log or the cleaned one
+        self.quarantined = bad
+        shown = "; ".join(f"line {b['line']}: {b['reason']}" for b in bad[:3]) + ("; …" if len(bad) > 3 else "")
+        warnings.warn(f"{self.log}: {len(bad)} damaged line(s) moved to {self.quarantine_file} ({shown}); "
+                      "their tasks are run again.", RuntimeWarning, stacklevel=3)
+
+    def _numbered(self):
+        "(line number, row) of every valid row."
+        for i, row, why, _ in self._lines():
+            if not why: yield i, row
 
     def _write_meta(self):
         tmp = self.meta_file.with_suffix(".tmp")
@@ -644,32 +703,45 @@ class ResultStore:
     def start_run(self, **info) -> str:
         "Record a run (versions, backend, start time); returns its id."
         run_id = f"run{len(self.meta['runs']) + 1}"
-        self.meta["runs"].append(dict(run_id=run_id, started=time.strftime("%Y-%m-%d %H:%M:%S"), versions=versions(), **info))
+        self.meta["runs"].append(dict(run_id=run_id, started=time.strftime("%Y-%m-%d %H:%M:%S"), versions=versions(),
+                                      grid=self.fingerprint, **info))
         self._write_meta()
         return run_id
 
-    def rows(self) -> list[dict]:
-        "Every complete row of the log (a half-written last line from a crash is skipped)."
-        if not self.log.is_file(): return []
-        out = []
-        for line in self.log.read_text().splitlines():
-            try: out.append(json.loads(line))
-            except json.JSONDecodeError: continue
+    def rows(self, grid: str | None = None, # only the rows of the grid with this fingerprint (default: this store's grid when writing, else every grid of grid.json)
+             ) -> list[dict]:
+        "Every valid row of the log; damaged lines and rows of grids the folder does not hold are left out with a warning naming them."
+        grid = grid if grid is not None else self.fingerprint
+        known = {grid} if grid is not None else set(_grids(self.meta))
+        out, damaged, strangers = [], [], []
+        for i, row, why, _ in self._lines():
+            if why: damaged.append(f"line {i}: {why}")
+            elif row.get("grid") not in known:
+                if grid is None: strangers.append(f"line {i}")
+            else: out.append(row)
+        if damaged:
+            warnings.warn(f"{self.log}: {len(damaged)} damaged line(s) left out ({'; '.join(damaged[:3])}); the next "
+                          "`run` of the grid moves them to the quarantine file and runs their tasks again.", RuntimeWarning, stacklevel=2)
+        if strangers:
+            warnings.warn(f"{self.log}: {len(strangers)} row(s) of a grid not recorded in {self.meta_file.name} refused "
+                          f"({', '.join(strangers[:3])}).", RuntimeWarning, stacklevel=2)
         return out
 
     def done(self, retry_failed: bool = False) -> set[str]:
-        "Task ids already in the store (without the failed ones if `retry_failed`)."
+        "Task ids of this grid already in the store (without the failed ones if `retry_failed`)."
         return {r["task_id"] for r in self.rows() if not (retry_failed and r["status"] != "ok")}
 
     def append(self, row: dict):
-        "Append one row and flush it to the OS at once."
+        "Append one row (stamped with the grid's fingerprint) and flush it to the OS at once."
+        if self.fingerprint is None: raise ValueError(f"{self.path} was opened read-only (no grid); open it with the grid to append.")
         with open(self.log, "a") as f:
-            f.write(json.dumps(row) + "\n")
+            f.write(json.dumps({**row, "grid": self.fingerprint}) + "\n")
             f.flush()
 
     def frame(self) -> pd.DataFrame:
-        "The rows as a DataFrame (the last row per task wins), in the grid's task order."
-        return _frame(self.rows(), order=None)
+        "The rows of every grid the folder holds as a DataFrame (the last row per grid and task wins), in task order."
+        return _frame(self.rows(grid=None) if self.fingerprint is None else
+                      [r for _, r in self._numbered() if r.get("grid") in _grids(self.meta)], order=None)
 
     def consolidate(self) -> Path:
         "Write the table as Parquet (CSV without pyarrow); returns the file."
@@ -680,10 +752,22 @@ class ResultStore:
             out = self.path / "results.csv"; df.to_csv(out, index=False)
         return out
 
+def _grids(meta: dict) -> dict:
+    "{fingerprint: spec} of the grids whose rows a folder holds (older grid.json files name one)."
+    return meta.get("grids") or {meta["fingerprint"]: meta.get("spec")}
+
+def _row_problem(row) -> str | None:
+    "Why a parsed log line is not a result row (None if it is one)."
+    if not isinstance(row, dict): return f"{json.dumps(row)[:40]} is not a result row (a JSON object with task_id and status)"
+    if not isinstance(row.get("task_id"), str) or not row["task_id"]: return "a row without a task_id"
+    if row.get("status") not in ("ok", "failed"): return f"a row whose status is {row.get('status')!r}, not 'ok' or 'failed'"
+    return None
+
 def _frame(rows: list[dict], order=None) -> pd.DataFrame:
-    "Rows as a tidy DataFrame with the standard columns first; one row per task id (the last wins)."
+    "Rows as a tidy DataFrame with the standard columns first; one row per grid and task id (the last wins)."
     if not rows: return pd.DataFrame(columns=ROW_COLUMNS)
-    df = pd.DataFrame(rows).drop_duplicates("task_id", keep="last")
+    df = pd.DataFrame(rows)
+    df = df.drop_duplicates(["grid", "task_id"] if "grid" in df.columns else "task_id", keep="last")
     extra = [c for c in df.columns if c not in ROW_COLUMNS]
     df = df[[c for c in ROW_COLUMNS if c in df.columns] + extra]
     if order is not None:
@@ -696,7 +780,7 @@ def _frame(rows: list[dict], order=None) -> pd.DataFrame:
 
 def load_results(path, # a results folder written by `run_grid`
                 ) -> pd.DataFrame:
-    "The results of a folder as a tidy DataFrame, one row per task."
+    "The results of a folder as a tidy DataFrame, one row per grid and task."
     return ResultStore(path).frame()
 
 # %% ../nbs/70_experiments.ipynb #deb7b132
@@ -744,7 +828,7 @@ def _run_dask(todo, threads, client):
     finally:
         client.cancel([f for f in futures if not f.done()])
 
-# %% ../nbs/70_experiments.ipynb #6e64f7f0
+# %% ../nbs/70_experiments.ipynb #663448b6
 _BACKENDS = ("serial", "joblib", "dask")
 
 def run_grid(grid: Grid,                 # the grid to run
@@ -753,8 +837,9 @@ def run_grid(grid: Grid,                 # the grid to run
              n_jobs: int = -1,           # joblib processes (-1: all cores)
              client=None,                # dask: a distributed.Client or a scheduler address
              timeout: float = 10.0,      # dask: seconds to wait for the scheduler to answer
-             threads: int | None = 1,    # BLAS/OpenMP threads per task
-             force: bool = False,        # start over if `out` holds a different grid
+             threads: int | None = 1,    # BLAS/OpenMP threads per task (None: leave them alone)
+             force: bool = False,        # start over if `out` holds another grid's results
+             merge: bool = False,        # keep another grid's results in `out` next to this grid's
              retry_failed: bool = False, # also re-run tasks recorded as failed
              progress: bool = True,      # show a tqdm progress bar
              ) -> pd.DataFrame:
@@ -766,16 +851,20 @@ def run_grid(grid: Grid,                 # the grid to run
         raise ValueError(f"n_jobs must be a non-zero int (-1: all cores); got {n_jobs!r}.")
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}.")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1):
+        raise ValueError(f"threads must be an int ≥ 1 (BLAS/OpenMP threads per task) or None; got {threads!r}.")
+    for k, v in dict(force=force, merge=merge, retry_failed=retry_failed, progress=progress).items():
+        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{k} must be True or False; got {v!r}.")
     own = False
     if backend == "dask": client, own = _connect(client, timeout)  # before touching `out`: a dead address changes nothing
     tasks = grid.tasks()
-    try: store = ResultStore(out, grid, force=force) if out is not None else None
+    try: store = ResultStore(out, grid, force=force, merge=merge) if out is not None else None
     except BaseException:
         if own: client.close()
         raise
     done = store.done(retry_failed) if store else set()
     todo = [t for t in tasks if t.task_id not in done]
-    rows = []
+    rows, fp = [], grid.fingerprint()
     if not todo and own: client.close()
     if todo:
         run_id = store.start_run(backend=backend, n_jobs=n_jobs if backend == "joblib" else None,
@@ -787,7 +876,7 @@ def run_grid(grid: Grid,                 # the grid to run
                    disable=not progress, dynamic_ncols=True)
         try:
             for row in stream:
-                row["run_id"] = run_id
+                row.update(run_id=run_id, grid=fp)
                 rows.append(row)
                 if store: store.append(row)
                 bar.update()
@@ -797,7 +886,10 @@ def run_grid(grid: Grid,                 # the grid to run
             if own: client.close()
             if store: store.consolidate()
     all_rows = (store.rows() if store else rows)
-    return _frame(all_rows, order=[t.task_id for t in tasks])
+    df = _frame(all_rows, order=[t.task_id for t in tasks])
+    df.attrs.update(new=len(todo), already_done=len(tasks) - len(todo),
+                    quarantined=len(store.quarantined) if store else 0)   # what this call did, for the CLI's summary line
+    return df
 
 # %% ../nbs/70_experiments.ipynb #73de95f9
 def _ok(df: pd.DataFrame) -> pd.DataFrame:

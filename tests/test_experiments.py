@@ -2,6 +2,7 @@
 import json
 import sys
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -187,6 +188,108 @@ def test_progress_bar_shows_done_and_total(tmp_path, capsys):
     grid = tiny_grid()
     E.run_grid(grid, tmp_path / "r", backend="serial", progress=True)
     assert f"{len(grid)}/{len(grid)}" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the store cannot be bricked
+
+def test_damaged_lines_are_quarantined_and_their_tasks_rerun(tmp_path):
+    grid, out = tiny_grid(), tmp_path / "r"
+    first = E.run_grid(grid, out, backend="serial", progress=False)
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert all(json.loads(l)["grid"] == grid.fingerprint() for l in lines)          # every row names its grid
+    lost = [json.loads(lines[i])["task_id"] for i in (1, 3, 5)]
+    lines[1], lines[3], lines[5] = "null", "[1, 2]", json.dumps({"status": "ok", "test_error": 0.1})
+    (out / "results.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.warns(RuntimeWarning, match=r"3 damaged line\(s\) left out \(line 2: null is not a result row"):
+        assert len(E.load_results(out)) == 5                                          # report still reads the folder
+    with pytest.warns(RuntimeWarning, match=r"3 damaged line\(s\) moved to .*results.quarantine.jsonl \(line 2: .*line 4: .*"
+                                            r"line 6: a row without a task_id\); their tasks are run again"):
+        again = E.run_grid(grid, out, backend="serial", progress=False)
+    assert again.attrs == dict(new=3, already_done=5, quarantined=3)
+    assert set(again.task_id[again.run_id == "run2"]) == set(lost)
+    pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
+    kept = [json.loads(l) for l in (out / "results.quarantine.jsonl").read_text().splitlines()]
+    assert [(k["line"], k["text"]) for k in kept] == [(2, "null"), (4, "[1, 2]"), (6, lines[5])]   # kept verbatim
+    assert len((out / "results.jsonl").read_text().splitlines()) == 8
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                                # the log is clean now
+        assert E.run_grid(grid, out, backend="serial", progress=False).attrs["new"] == 0
+
+
+def test_truncated_grid_json_names_the_file(tmp_path):
+    out = tmp_path / "r"
+    E.run_grid(tiny_grid(), out, backend="serial", progress=False)
+    (out / "grid.json").write_text((out / "grid.json").read_text()[:16])
+    for call in (lambda: E.load_results(out), lambda: E.run_grid(tiny_grid(), out, backend="serial", progress=False)):
+        with pytest.raises(ValueError, match=r"r/grid.json is damaged \(.*\); .* delete the damaged file"): call()
+    (out / "grid.json").unlink()                      # as the message says: the rows still name their grid
+    df = E.run_grid(tiny_grid(), out, backend="serial", progress=False)
+    assert df.attrs["new"] == 0 and len(df) == 8 and (df.status == "ok").all()
+
+
+def test_lost_grid_json_does_not_let_another_grid_adopt_the_rows(tmp_path):
+    out, a, b = tmp_path / "r", tiny_grid(), tiny_grid(methods=["tree"], seeds=3, name="other")
+    E.run_grid(a, out, backend="serial", progress=False)
+    (out / "grid.json").unlink()
+    with pytest.raises(ValueError, match=r"results.jsonl:1: a row of grid [0-9a-f]{16}; .*merge=True \(--merge\).*force=True"):
+        E.run_grid(b, out, backend="serial", progress=False)
+    assert not (out / "grid.json").exists() or json.loads((out / "grid.json").read_text())["fingerprint"] != b.fingerprint()
+    df_b = E.run_grid(b, out, backend="serial", progress=False, merge=True)
+    assert len(df_b) == len(b) == 6 and df_b.attrs["new"] == 6 and set(df_b.grid) == {b.fingerprint()}
+    both = E.load_results(out)
+    assert len(both) == 8 + 6 and set(both.grid) == {a.fingerprint(), b.fingerprint()}
+    assert set(json.loads((out / "grid.json").read_text())["grids"]) == {a.fingerprint(), b.fingerprint()}
+    assert E.run_grid(a, out, backend="serial", progress=False).attrs["new"] == 0  # a's rows still count for a
+
+
+def test_a_row_of_another_grid_is_refused_with_file_and_line(tmp_path):
+    out = tmp_path / "r"
+    E.run_grid(tiny_grid(), out, backend="serial", progress=False)
+    with open(out / "results.jsonl") as f: row = json.loads(f.readline())
+    with open(out / "results.jsonl", "a") as f: f.write(json.dumps({**row, "grid": "0123456789abcdef"}) + "\n")
+    with pytest.raises(ValueError, match=r"results.jsonl:9: a row of grid 0123456789abcdef"):
+        E.run_grid(tiny_grid(), out, backend="serial", progress=False)
+    with pytest.warns(RuntimeWarning, match=r"1 row\(s\) of a grid not recorded in grid.json refused \(line 9\)"):
+        assert len(E.load_results(out)) == 8
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        E.run_grid(tiny_grid(), out / "grid.json", backend="serial", progress=False)
+    with pytest.raises(ValueError, match="choose one"):
+        E.run_grid(tiny_grid(), out, backend="serial", progress=False, force=True, merge=True)
+
+
+KILL_SCRIPT = """
+import sys, time
+from sklearn.tree import DecisionTreeClassifier
+import robust_ref.experiments as E
+
+class SlowTree(DecisionTreeClassifier):
+    def fit(self, X, y, **kw):
+        time.sleep(float(sys.argv[2]))
+        return super().fit(X, y, **kw)
+
+grid = E.Grid(["heart"], [("slow", SlowTree(max_depth=3))], noise=["uniform"], rates=[0.0, 0.2], seeds=6, name="kill")
+df = E.run_grid(grid, sys.argv[1], backend="serial", progress=False)
+print(df.attrs["new"], df.attrs["already_done"])
+"""
+
+
+def test_sigkill_mid_run_loses_nothing(tmp_path):
+    import os, signal, subprocess
+    script = tmp_path / "kill.py"; script.write_text(KILL_SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(E.Path(E.__file__).resolve().parent.parent))
+    out, log = tmp_path / "killed", tmp_path / "killed" / "results.jsonl"
+    proc = subprocess.Popen([sys.executable, str(script), str(out), "0.4"], env=env)
+    t0 = time.time()
+    while (not log.is_file() or len(log.read_text().splitlines()) < 3) and time.time() - t0 < 120: time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL); proc.wait()
+    kept = len(log.read_text().splitlines())
+    assert 3 <= kept < 12
+    resumed = subprocess.run([sys.executable, str(script), str(out), "0"], env=env, capture_output=True, text=True, check=True)
+    new, done = map(int, resumed.stdout.split())
+    assert new + done == 12 and done >= 3 and new >= 1
+    subprocess.run([sys.executable, str(script), str(tmp_path / "fresh"), "0"], env=env, capture_output=True, check=True)
+    a, b = E.load_results(out), E.load_results(tmp_path / "fresh")
+    pd.testing.assert_frame_equal(a[STABLE], b[STABLE], check_exact=True)
 
 
 # ---------------------------------------------------------------- bad input
