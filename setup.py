@@ -39,7 +39,7 @@ setuptools.setup(
     ] + ["Programming Language :: Python :: " + v for v in py_versions[py_versions.index(min_python):]],
     packages=setuptools.find_packages(include=["robust_ref", "robust_ref.*"]),
     include_package_data=True,
-    package_data={"robust_ref": ["data/*.csv", "data/README.md", "data/SHA256SUMS"]},
+    package_data={"robust_ref": ["data/*.csv", "data/README.md", "data/SHA256SUMS", "grids/*.toml"]},
     install_requires=requirements,
     extras_require={"dev": dev_requirements, "dask": ["dask[distributed]>=2023.1"], "parquet": ["pyarrow>=14"], "xgboost": ["xgboost>=1.7"]},
     python_requires=">=" + min_python,

@@ -35,8 +35,9 @@ from .noise import apply_noise
 # %% auto #0
 __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier', 'available_methods',
            'list_methods', 'get_method', 'Task', 'method_figures', 'run_task', 'Grid', 'validate_method', 'read_grid',
-           'versions', 'ResultStore', 'load_results', 'run_grid', 'failures', 'summarise', 'error_table',
-           'average_ranks', 'degradation', 'fit_times', 'plot_error_curves', 'plot_tradeoff', 'report']
+           'example_grids', 'example_grid', 'versions', 'ResultStore', 'load_results', 'run_grid', 'failures',
+           'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times', 'plot_error_curves',
+           'plot_tradeoff', 'report']
 
 # %% ../nbs/70_experiments.ipynb #b6ab4b2b
 def _check_str(value, what: str) -> str:
@@ -193,7 +194,7 @@ class QuadBoostClassifier(BinaryClassifier):
 
     def _decision(self, X): return self.booster_.predict(X)
 
-# %% ../nbs/70_experiments.ipynb #f412ff12
+# %% ../nbs/70_experiments.ipynb #bc36bd21
 def _sk(module: str, name: str, **defaults):
     "Factory for a scikit-learn estimator with the book's defaults."
     def make(**params):
@@ -228,7 +229,7 @@ _logistic = _scaled("sklearn.linear_model", "LogisticRegression")
 
 # name → (factory, description, small parameters for quick runs); the first importable alternative wins
 _REGISTRY = {
-    "adaboost":        [(_own("robust_ref.baselines", "AdaBoostClassifier"), "AdaBoost (discrete, FHT 2000)", {"n_estimators": 20}),
+    "adaboost":        [(_own("robust_ref.baselines", "AdaBoostClassifier"), "discrete AdaBoost on stumps", {"n_estimators": 20}),
                         (_adaboost_standin, "scikit-learn AdaBoost on stumps (stand-in)", {"n_estimators": 20})],
     "real_adaboost":   [(_own("robust_ref.baselines", "RealAdaBoostClassifier"), "Real AdaBoost", {"n_estimators": 20})],
     "logitboost":      [(_own("robust_ref.baselines", "LogitBoostClassifier"), "LogitBoost", {"n_estimators": 20}),
@@ -237,13 +238,13 @@ _REGISTRY = {
     "lpboost":         [(_own("robust_ref.lp", "LPBoostClassifier"), "soft-margin LPBoost (column generation)", {"n_estimators": 20})],
     "brownboost":      [(_own("robust_ref.brownboost", "BrownBoostClassifier"), "BrownBoost (Freund 2001)", {"n_estimators": 20})],
     "robustboost":     [(_own("robust_ref.brownboost", "RobustBoostClassifier"), "RobustBoost (Freund 2009)", {"n_estimators": 20})],
-    "adaboost_alpha":  [(_own("robust_ref.alpha_loss", "AdaBoostAlpha"), "AdaBoost.α, α = 2 (seed 001)", {"n_estimators": 20})],
-    "alpha_logistic":  [(_scaled("robust_ref.alpha_loss", "AlphaLogisticRegression"), "α-loss logistic regression on standardised features (seed 001)", {})],
-    "arb_gamma":       [(_own("robust_ref.archboost", "ARBGamma"), "ARB-γ, Arch Boost with the γ-robust loss (seed 004)", {"n_estimators": 20})],
-    "rmboost":         [(_own("robust_ref.rmboost", "RMBoostClassifier"), "robust minimax boosting (seed 000)", {"n_estimators": 20})],
-    "robust_tree":     [(_own("robust_ref.trees", "RobustTreeClassifier"), "decision tree with a robust loss (seed 002)", {})],
-    "robust_forest":   [(_own("robust_ref.trees", "RobustForestClassifier"), "random forest with a robust loss (seed 002)", {"n_estimators": 3})],
-    "mean_classifier": [(_scaled("robust_ref.mean_classifier", "MeanClassifier"), "the mean classifier on standardised features (seed 003)", {})],
+    "adaboost_alpha":  [(_own("robust_ref.alpha_loss", "AdaBoostAlpha"), "AdaBoost.α, α = 2", {"n_estimators": 20})],
+    "alpha_logistic":  [(_scaled("robust_ref.alpha_loss", "AlphaLogisticRegression"), "α-loss logistic regression on standardised features", {})],
+    "arb_gamma":       [(_own("robust_ref.archboost", "ARBGamma"), "ARB-γ, Arch Boost with the γ-robust loss", {"n_estimators": 20})],
+    "rmboost":         [(_own("robust_ref.rmboost", "RMBoostClassifier"), "robust minimax boosting (minimax 0-1 risk, risk bound R)", {"n_estimators": 20})],
+    "robust_tree":     [(_own("robust_ref.trees", "RobustTreeClassifier"), "decision tree with a robust loss", {})],
+    "robust_forest":   [(_own("robust_ref.trees", "RobustForestClassifier"), "random forest with a robust loss", {"n_estimators": 3})],
+    "mean_classifier": [(_scaled("robust_ref.mean_classifier", "MeanClassifier"), "the mean classifier; needs unit-scale features, so the registry standardises them first", {})],
     "gbdt":            [(_sk("sklearn.ensemble", "HistGradientBoostingClassifier", early_stopping=False), "scikit-learn histogram GBDT", {"max_iter": 20})],
     "gbdt_quad":       [(_sk("robust_ref.experiments", "QuadBoostClassifier"), "squared potential (1−yF)² on histogram GBDT", {"n_estimators": 20})],
     "xgb_quad":        [(_own("xgboost", "XGBRegressor"), None, None)],  # availability probe only, see _make_entry
@@ -252,6 +253,28 @@ _REGISTRY = {
     "logistic":        [(_logistic, "scikit-learn logistic regression on standardised features", {})],
     "dummy":           [(_sk("sklearn.dummy", "DummyClassifier"), "majority class (for runner overhead)", {})],
 }
+
+# the paper each method comes from; "baseline" marks the comparison methods (with their source)
+_PAPER = dict(adaboost="baseline: Freund & Schapire 1997", real_adaboost="baseline: Schapire & Singer 1999",
+              logitboost="baseline: Friedman, Hastie & Tibshirani 2000", gentleboost="baseline: Friedman, Hastie & Tibshirani 2000",
+              lpboost="baseline: Demiriz, Bennett & Shawe-Taylor 2002", brownboost="baseline: Freund 2001",
+              robustboost="baseline: Freund 2009", adaboost_alpha="α-loss: Sypherd et al. 2023",
+              alpha_logistic="α-loss: Sypherd et al. 2023", arb_gamma="Arch Boost: Li & Bradic 2018",
+              rmboost="RMBoost: Mazuelas & Álvarez 2025", robust_tree="robust trees: Wilton & Ye 2024",
+              robust_forest="robust trees: Wilton & Ye 2024", mean_classifier="mean classifier: van Rooyen, Menon & Williamson 2015",
+              gbdt="baseline: scikit-learn", gbdt_quad="baseline: XGB-Quad potential (Mazuelas & Álvarez 2025)",
+              xgb_quad="baseline: Chen & Guestrin 2016, as in Mazuelas & Álvarez 2025", tree="baseline: scikit-learn",
+              forest="baseline: Breiman 2001", logistic="baseline: scikit-learn", dummy="baseline: majority class")
+
+def _public_name(obj) -> str:
+    "The public import path of an estimator's class (private `_modules` dropped); for a Pipeline, its steps joined by ' + '."
+    if not isinstance(obj, type) and hasattr(obj, "steps"): return " + ".join(_public_name(e) for _, e in obj.steps)
+    t = obj if isinstance(obj, type) else type(obj)
+    parts = t.__module__.split(".")
+    public = ".".join(parts[:next((i for i, p in enumerate(parts) if p.startswith("_")), len(parts))])
+    try: exported = getattr(importlib.import_module(public), t.__name__, None) is t
+    except ImportError: exported = False
+    return f"{public if exported else t.__module__}.{t.__qualname__}"
 
 def _probe(factory) -> str | None:
     "None if the factory's module imports, else the reason it does not."
@@ -283,14 +306,16 @@ def available_methods() -> list[str]:
     return [n for n, alts in _REGISTRY.items() if any(_probe(f) is None for f, *_ in alts)]
 
 def list_methods() -> pd.DataFrame:
-    "Every registry method: available or not, the implementation used, and why an unavailable one is missing."
+    "Every registry method: its paper, what it is, whether it is available here (and why not), and the public class it runs."
     rows = []
     for name in _REGISTRY:
         try:
             f, desc, _ = _resolve(name)
-            rows.append(dict(method=name, available=True, implementation=_class_path(f()), description=desc, reason=""))
+            rows.append(dict(method=name, paper=_PAPER[name], description=desc, available=True, implementation=_public_name(f()), reason=""))
         except ValueError as e:
-            rows.append(dict(method=name, available=False, implementation="", description="", reason=str(e).split(": ", 1)[-1]))
+            desc = next((d for _, d, _ in _REGISTRY[name] if d), "XGB-Quad (XGBoost, squared potential)")
+            rows.append(dict(method=name, paper=_PAPER[name], description=desc, available=False, implementation="",
+                             reason=str(e).split(": ", 1)[-1]))
     return pd.DataFrame(rows).set_index("method")
 
 def get_method(name: str, # a registry key, see `list_methods()`
@@ -485,7 +510,7 @@ def _ints(values, what: str) -> list[int]:
         raise ValueError(f"{what} must be a non-empty list of non-negative ints (or a count n for 0..n-1); got {values!r}.")
     return [int(v) for v in out]
 
-# %% ../nbs/70_experiments.ipynb #9572497c
+# %% ../nbs/70_experiments.ipynb #902a8408
 class Grid:
     "Datasets × noise models × rates × methods × seeds × splits, expanded into independent `Task`s."
 
@@ -546,15 +571,19 @@ class Grid:
         return hashlib.sha256(json.dumps(self.spec(), sort_keys=True).encode()).hexdigest()[:16]
 
     def __repr__(self):
+        n, full = len(self), (len(self.datasets) * len(self.noise) * len(self.rates) * len(self.methods)
+                              * len(self.seeds) * self.splits)
+        shared = (f" (not {full}: the {full - n} rate-0 cells are clean labels, run once and shared by the "
+                  f"{len(self.noise)} noise models)") if full > n else ""
         return (f"Grid({self.name!r}: {len(self.datasets)} datasets × {len(self.noise)} noise × {len(self.rates)} rates × "
-                f"{len(self.methods)} methods × {len(self.seeds)} seeds × {self.splits} splits = {len(self)} tasks)")
+                f"{len(self.methods)} methods × {len(self.seeds)} seeds × {self.splits} splits = {n} tasks{shared})")
 
     @classmethod
     def from_file(cls, path) -> "Grid":
         "Read a grid from a TOML (`.toml`) or YAML (`.yaml`/`.yml`, needs PyYAML) file."
         return read_grid(path)
 
-# %% ../nbs/70_experiments.ipynb #642e28d2
+# %% ../nbs/70_experiments.ipynb #956657a9
 _GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick")
 
 def _line_of(text: str, key: str, after: int = 0, value=None) -> int:
@@ -567,6 +596,10 @@ def _line_of(text: str, key: str, after: int = 0, value=None) -> int:
             for j in range(i, min(i + 20, len(lines))):
                 if str(value) in lines[j]: return j + 1
             return i + 1
+    if value is not None:   # a value in a list (methods = ["tree", "nope"]): its quoted occurrence
+        quoted = re.compile(rf"[\"']{re.escape(str(value))}[\"']")
+        for i in range(after, len(lines)):
+            if quoted.search(lines[i].split("#", 1)[0]): return i + 1
     return 0
 
 def _parse_file(path: Path):
@@ -633,6 +666,20 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
             bad = next((v for v in (val if isinstance(val, list) else [val]) if repr(v) in str(e)), None)
             raise ValueError(f"{where(key, 0, bad)}: {e}") from None
     return Grid(data["datasets"], methods, **kwargs)
+
+# %% ../nbs/70_experiments.ipynb #c52ec453
+def example_grids() -> dict:
+    "`{name: path}` of the example grid files shipped with the package."
+    from importlib import resources
+    return {Path(p.name).stem: Path(str(p)) for p in sorted(resources.files("robust_ref").joinpath("grids").iterdir(), key=lambda p: p.name) if p.name.endswith(".toml")}
+
+def example_grid(name: str = "quick", # one of `example_grids()`
+                ) -> str:
+    "The text of a shipped example grid file (write it to a `.toml` file and edit it)."
+    grids = example_grids()
+    if name not in grids:
+        raise ValueError(f"unknown example grid {name!r}{_did_you_mean(name, grids)}; examples: {', '.join(grids)}.")
+    return grids[name].read_text()
 
 # %% ../nbs/70_experiments.ipynb #ec9edcbc
 def versions() -> dict:
@@ -940,7 +987,7 @@ def run_grid(grid: Grid,                 # the grid to run
                     quarantined=len(store.quarantined) if store else 0)   # what this call did, for the CLI's summary line
     return df
 
-# %% ../nbs/70_experiments.ipynb #73de95f9
+# %% ../nbs/70_experiments.ipynb #31e4f2bd
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame) or not {"dataset", "noise", "rate", "method", "status"} <= set(df.columns):
         raise ValueError("expected the tidy result table of run_grid / load_results (columns dataset, noise, rate, method, status, ...).")
@@ -952,6 +999,13 @@ def _with_clean(df: pd.DataFrame) -> pd.DataFrame:
     if not models: return df
     clean = df[df.noise == "none"]
     return pd.concat([df[df.noise != "none"]] + [clean.assign(noise=n) for n in models], ignore_index=True)
+
+def _methods_in_order(df: pd.DataFrame) -> list:
+    "The methods in grid order (first appearance in the results): the column order of every table and plot."
+    return list(dict.fromkeys(df.method))
+
+def _in_order(t: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    return t.reindex(columns=[m for m in _methods_in_order(df) if m in set(t.columns)])
 
 def failures(df: pd.DataFrame) -> pd.DataFrame:
     "The failed tasks and their errors."
@@ -969,14 +1023,13 @@ def error_table(df: pd.DataFrame, value: str = "test_error",
     s = summarise(df, value) * [scale, scale, 1]
     if s.empty: return pd.DataFrame()
     cell = s["mean"].map(f"{{:.{digits}f}}".format) + " ± " + s["sd"].fillna(0).map(f"{{:.{digits}f}}".format)
-    methods = list(dict.fromkeys(df.method))
-    return cell.unstack("method").reindex(columns=[m for m in methods if m in set(s.index.get_level_values("method"))])
+    return _in_order(cell.unstack("method"), df)
 
 def average_ranks(df: pd.DataFrame, value: str = "test_error") -> pd.DataFrame:
     "Average rank of each method (1 = best) over datasets, per noise × rate."
     means = summarise(df, value)["mean"].unstack("method")
     ranks = means.rank(axis=1, method="average")
-    return ranks.groupby(level=["noise", "rate"]).mean()
+    return _in_order(ranks.groupby(level=["noise", "rate"]).mean(), df)
 
 def degradation(df: pd.DataFrame, value: str = "test_error", scale: float = 100) -> pd.DataFrame:
     "Mean increase of the error over the clean error (percentage points), averaged over datasets, per noise × rate."
@@ -984,13 +1037,13 @@ def degradation(df: pd.DataFrame, value: str = "test_error", scale: float = 100)
     clean = means.xs(0.0, level="rate")
     diff = means.sub(clean.reindex(means.droplevel("rate").index).to_numpy(), axis=0)
     diff = diff[diff.index.get_level_values("rate") > 0]
-    return diff.groupby(level=["noise", "rate"]).mean()
+    return _in_order(diff.groupby(level=["noise", "rate"]).mean(), df)
 
 def fit_times(df: pd.DataFrame) -> pd.DataFrame:
     "Mean fit time in seconds per dataset × method."
-    return _ok(df).groupby(["dataset", "method"])["fit_seconds"].mean().unstack("method")
+    return _in_order(_ok(df).groupby(["dataset", "method"])["fit_seconds"].mean().unstack("method"), df)
 
-# %% ../nbs/70_experiments.ipynb #1e260316
+# %% ../nbs/70_experiments.ipynb #1bd8600f
 def plot_error_curves(df: pd.DataFrame, dataset: str | None = None, # one dataset, or None: pooled over datasets
                       value: str = "test_error", scale: float = 100):
     "Mean error (%) against the noise rate, one panel per noise model, with 95% confidence bands."
@@ -1000,7 +1053,11 @@ def plot_error_curves(df: pd.DataFrame, dataset: str | None = None, # one datase
         if dataset not in set(d.dataset): raise ValueError(f"dataset {dataset!r} is not in the results; present: {', '.join(sorted(set(d.dataset)))}.")
         d = d[d.dataset == dataset]
     models = sorted(set(d.noise) - {"none"}) or ["none"]
-    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models), 2.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(models), figsize=(3.2 * len(models), 3.1), sharey=True, squeeze=False)
+    names, reps = sorted(set(d.dataset)), d.groupby([c for c in ("seed", "split") if c in d.columns]).ngroups
+    pooled = (f"{names[0]}" if len(names) == 1 else f"mean over {len(names)} datasets ({', '.join(names[:4])}"
+              f"{', …' if len(names) > 4 else ''})") + f", {reps} seed × split repetitions each; bands: 95% CI"
+    fig.suptitle(pooled, fontsize=8)
     for ax, nz in zip(axes[0], models):
         g = d[d.noise == nz].groupby(["method", "rate"])[value].agg(["mean", "std", "count"])
         for i, m in enumerate(dict.fromkeys(df.method)):
@@ -1024,35 +1081,43 @@ def plot_tradeoff(df: pd.DataFrame, noise: str, rate: float, value: str = "test_
     if (noise, float(rate)) not in deg.index:
         raise ValueError(f"no results at noise {noise!r}, rate {rate}; present: {', '.join(f'{n} {r:g}' for n, r in deg.index)}.")
     x, y = ranks.loc[("none", 0.0)], deg.loc[(noise, float(rate))]
-    fig, ax = plt.subplots(figsize=(4, 3))
+    fig, ax = plt.subplots(figsize=(4.5, 3.4))
     ax.scatter(x, y)
     for m in x.index:
         if np.isfinite(x[m]) and np.isfinite(y[m]): ax.annotate(m, (x[m], y[m]), fontsize=8, xytext=(3, 3), textcoords="offset points")
-    ax.set(xlabel="average rank, clean labels", ylabel=f"error increase (pp), {noise} {rate:.0%}")
+    ax.margins(x=0.25, y=0.15)   # room for the labels of the extreme points
+    n_ds = _ok(df).dataset.nunique()
+    ax.set(xlabel=f"average rank over {n_ds} dataset{'s' if n_ds != 1 else ''}, clean labels", ylabel=f"error increase (pp), {noise} {rate:.0%}")
     fig.tight_layout()
     return fig
 
-# %% ../nbs/70_experiments.ipynb #536ecad6
+# %% ../nbs/70_experiments.ipynb #d19558b9
 def report(out_dir, # a results folder
            dest=None, # where to write (default OUT_DIR/report)
           ) -> dict:
-    "Write the summary tables (CSV and text) and plots (PNG) of a results folder; returns {name: path}."
+    "Write the summary tables (CSV and text) and plots (PNG) of a results folder; returns {file name: path} of every file written."
     import matplotlib.pyplot as plt
     df = load_results(out_dir)
     if df.empty: raise ValueError(f"{out_dir} holds no results yet; run the grid first.")
     dest = Path(dest) if dest is not None else Path(out_dir) / "report"
     dest.mkdir(parents=True, exist_ok=True)
     paths = {}
+    def save(name, write):
+        write(dest / name); paths[name] = dest / name
     tables = dict(errors=error_table(df), ranks=average_ranks(df), fit_seconds=fit_times(df), failures=failures(df))
     if (df.rate > 0).any() and (df.rate == 0).any(): tables["degradation"] = degradation(df)
+    empty = dict(failures="no failed tasks", errors="no successful tasks")
     for name, t in tables.items():
-        t.to_csv(dest / f"{name}.csv"); paths[name] = dest / f"{name}.csv"
-        (dest / f"{name}.txt").write_text(t.round(3).to_string() + "\n")
-    fig = plot_error_curves(df); fig.savefig(dest / "error_curves.png", dpi=120); plt.close(fig)
-    paths["error_curves"] = dest / "error_curves.png"
+        save(f"{name}.csv", t.to_csv)
+        text = (empty.get(name, "no rows") if t.empty else
+                t.to_string() if name == "failures" else t.round(3).to_string())
+        save(f"{name}.txt", lambda f, text=text: f.write_text(text + "\n"))
+    def plot(name, fig):
+        save(name, lambda f: fig.savefig(f, dpi=120, bbox_inches="tight")); plt.close(fig)
+    plot("error_curves.png", plot_error_curves(df))
+    if df.dataset.nunique() > 1:
+        for d in dict.fromkeys(_ok(df).dataset): plot(f"error_curves_{d}.png", plot_error_curves(df, dataset=d))
     if "degradation" in tables:
         for nz, r in tables["degradation"].index:
-            f = dest / f"tradeoff_{nz}_{round(r * 100)}.png"
-            fig = plot_tradeoff(df, nz, r); fig.savefig(f, dpi=120); plt.close(fig)
-            paths[f.stem] = f
+            plot(f"tradeoff_{nz}_{round(r * 100)}.png", plot_tradeoff(df, nz, r))
     return paths

@@ -435,8 +435,35 @@ def test_plots_and_report(tmp_path):
     with pytest.raises(ValueError, match="no results at noise 'adversarial'"): E.plot_tradeoff(df, "adversarial", 0.2)
     E.run_grid(tiny_grid(), tmp_path / "r", backend="serial", progress=False)
     paths = E.report(tmp_path / "r")
-    assert {"errors", "ranks", "degradation", "error_curves", "tradeoff_uniform_20"} <= set(paths)
-    assert all(p.is_file() for p in paths.values())
+    assert {"errors.csv", "errors.txt", "ranks.csv", "degradation.csv", "error_curves.png", "tradeoff_uniform_20.png"} <= set(paths)
+    assert sorted(p.name for p in (tmp_path / "r" / "report").iterdir()) == sorted(paths)   # every file written is counted
+    assert (tmp_path / "r" / "report" / "failures.txt").read_text() == "no failed tasks\n"    # not an empty-DataFrame dump
+    assert fig.get_suptitle().startswith("mean over 2 datasets (d1, d2), 2 seed × split repetitions")
+
+
+def test_one_method_order_in_every_table():
+    df = hand_results()
+    df = pd.concat([df[df.method == "b"], df[df.method == "a"]], ignore_index=True)   # grid order: b, then a
+    for table in (E.error_table(df), E.average_ranks(df), E.degradation(df), E.fit_times(df)):
+        assert list(table.columns) == ["b", "a"]
+
+
+def test_grid_says_why_it_has_fewer_tasks_than_the_product():
+    g = tiny_grid(noise=["uniform", "one_sided"])      # 1 dataset × 2 noise × 2 rates × 2 methods × 2 seeds = 16
+    assert len(g) == 12 and repr(g).endswith("= 12 tasks (not 16: the 4 rate-0 cells are clean labels, run once and shared "
+                                              "by the 2 noise models))")
+    assert repr(tiny_grid()).endswith("= 8 tasks)")
+
+
+def test_example_grids_are_valid_and_methods_are_listed_with_public_names():
+    assert set(E.example_grids()) == {"quick", "tour"}
+    assert E.read_grid(E.example_grids()["tour"]).name == "tour"
+    with pytest.raises(ValueError, match="unknown example grid 'quik' \\(did you mean 'quick'\\?\\)"): E.example_grid("quik")
+    t = E.list_methods()
+    assert list(t.columns[:3]) == ["paper", "description", "available"] and (t.paper != "").all()
+    assert not t.implementation.str.contains(r"\._|seed 0").any() and not t.description.str.contains("seed 0").any()
+    assert t.loc["gbdt", "implementation"] == "sklearn.ensemble.HistGradientBoostingClassifier"
+    assert "needs unit-scale features" in t.loc["mean_classifier", "description"]
 
 
 # ---------------------------------------------------------------- figures and the XGB-Quad baselines
