@@ -183,3 +183,38 @@ def test_help_and_exit_codes_in_a_real_process():
         assert r.returncode == 0 and r.stdout.startswith("usage: robust-ref"), (sub, r.stderr)
     r = subprocess.run(cmd + ["run"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+
+
+def test_a_new_users_first_hour(tmp_path, capsys, monkeypatch):
+    "help → example grid → run → resume → report → reproduce (CI size), checking the counts, files and exit codes a user sees."
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run("--help", capsys=capsys)
+    assert code == 0 and all(c in out for c in ("datasets", "methods", "example-grid", "run", "report", "reproduce"))
+    code, out, _ = run("run", "--help", capsys=capsys)
+    assert code == 0 and all(f"\n  {k}" in out for k in ("name ", "datasets ", "noise ", "rates ", "seeds ", "splits ",
+                                                          "test_size ", "quick ", "methods ", "[methods.rmboost]"))
+    code, grid_text, _ = run("example-grid", capsys=capsys)
+    assert code == 0
+    (tmp_path / "grid.toml").write_text(grid_text)
+    code, out, err = run("run", "grid.toml", "--n-jobs", "1", "--quiet", capsys=capsys)   # default folder results/grid
+    assert code == 0, err
+    assert "= 36 tasks (not 48: the 12 rate-0 cells are clean labels, run once and shared by the 2 noise models)" in err
+    assert "36 new, 0 already done; 36 tasks in results/grid, 0 failed" in err
+    assert out.splitlines()[0].split() == ["method", "adaboost", "rmboost", "adaboost_alpha", "robust_tree", "mean_classifier", "arb_gamma"]
+    df = pd.read_parquet(tmp_path / "results" / "grid" / "results.parquet")
+    assert len(df) == 36 and (df.status == "ok").all() and df.grid.nunique() == 1
+    code, _, err = run("run", "grid.toml", "--n-jobs", "1", "--quiet", capsys=capsys)
+    assert code == 0 and "0 new, 36 already done" in err
+    code, out, err = run("report", "results/grid", capsys=capsys)
+    written = sorted(p.name for p in (tmp_path / "results" / "grid" / "report").iterdir())
+    assert code == 0 and f"wrote {len(written)} files" in err and len(written) == 13
+    assert {"errors.csv", "failures.txt", "error_curves.png", "tradeoff_uniform_20.png", "tradeoff_class_conditional_20.png"} <= set(written)
+    assert (tmp_path / "results" / "grid" / "report" / "failures.txt").read_text() == "no failed tasks\n"
+    nbs = tmp_path / "nbs"; nbs.mkdir()
+    toy_notebook(nbs)
+    code, out, err = run("reproduce", "toy", "--nbs", str(nbs), "--quiet", capsys=capsys)   # CI size: full = False
+    assert code == 0, err
+    assert out == "toy: 3 of 4 cells within one published sd (full=False)\n"
+    assert (tmp_path / "89_reproduce_toy.out.ipynb").is_file() and (tmp_path / "89_reproduce_toy.out.html").is_file()
+    code, _, err = run("reproduce", "toy", "--nbs", str(nbs), "--output", "x.html", capsys=capsys)
+    assert_one_line_error(code, err, "--output must name a .ipynb file")
