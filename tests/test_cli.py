@@ -218,3 +218,14 @@ def test_a_new_users_first_hour(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "89_reproduce_toy.out.ipynb").is_file() and (tmp_path / "89_reproduce_toy.out.html").is_file()
     code, _, err = run("reproduce", "toy", "--nbs", str(nbs), "--output", "x.html", capsys=capsys)
     assert_one_line_error(code, err, "--output must name a .ipynb file")
+
+
+def test_every_reproduction_notebook_prints_a_verdict_and_takes_full():
+    "What `reproduce` relies on in the book's 8x notebooks: a parameters cell assigning `full`, a cell printing 'verdict: …'."
+    found = cli.reproduction_notebooks()
+    assert set(found) == {"rmboost", "alpha_loss", "robust_trees", "mean_classifier", "archboost"}
+    for paper, nb in found.items():
+        assert cli._parameters_source(nb) is not None and "full =" in cli._parameters_source(nb), paper
+        cells = json.loads(nb.read_text())["cells"]
+        assert any(c["cell_type"] == "code" and 'print(f"verdict: ' in "".join(c["source"]) for c in cells), paper
+        assert cli._title(nb), paper
