@@ -24,10 +24,10 @@ from sklearn.utils import Bunch
 from .core import as_generator
 
 # %% auto #0
-__all__ = ['DATASETS', 'RMBOOST_TABLE2', 'list_datasets', 'verify_checksums', 'load_dataset', 'dataset_info', 'fetch_dataset',
-           'make_long_servedio', 'FiniteWorld', 'make_finite_world', 'threshold_rules', 'make_atom_world',
-           'long_servedio_world', 'GaussWorld', 'make_stump_data', 'make_arch_toy_grid', 'make_hastie',
-           'make_quantiles']
+__all__ = ['DATASETS', 'RMBOOST_TABLE2', 'PUBLISHED_TABLES', 'list_datasets', 'verify_checksums', 'load_dataset', 'dataset_info',
+           'fetch_dataset', 'make_long_servedio', 'FiniteWorld', 'make_finite_world', 'threshold_rules',
+           'make_atom_world', 'long_servedio_world', 'GaussWorld', 'make_stump_data', 'make_arch_toy_grid',
+           'make_hastie', 'make_quantiles', 'published_table']
 
 # %% ../nbs/03_datasets.ipynb #2ff7f98c
 DATASETS = ("banknote", "blood_transfusion", "climate", "credit", "diabetes", "german_numer", "haberman",
@@ -506,3 +506,26 @@ def make_quantiles(n: int, # number of examples
     X, y01 = _skd.make_gaussian_quantiles(cov=float(cov), n_samples=n, n_features=d, n_classes=2,
                                           random_state=_sklearn_seed(random_state))
     return X, np.where(y01 == 1, 1, -1).astype(np.int64)
+
+# %% ../nbs/03_datasets.ipynb #698dd326
+PUBLISHED_TABLES = {   # (paper, table) -> file; the paper keys are those of the chapters
+    ("rmboost", 1): "rmboost_tables_1_3_5.csv", ("rmboost", 3): "rmboost_tables_1_3_5.csv",
+    ("rmboost", 4): "rmboost_table_4.csv", ("rmboost", 5): "rmboost_tables_1_3_5.csv",
+    ("trees", 2): "trees_tables_2_5.csv", ("trees", 3): "trees_tables_2_5.csv",
+    ("trees", 4): "trees_tables_2_5.csv", ("trees", 5): "trees_tables_2_5.csv",
+    ("archboost", 5): "archboost_table_5.csv", ("archboost", 6): "archboost_table_6.csv",
+}
+
+def published_table(paper: str, # "rmboost", "trees" or "archboost"
+                    table: int, # the table's number in the paper
+                   ) -> pd.DataFrame:
+    "One published table as a tidy DataFrame (columns `table` and `location` say where it is in the paper)."
+    papers = sorted({p for p, _ in PUBLISHED_TABLES})
+    if paper not in papers:
+        raise ValueError(f"unknown paper {paper!r}; published tables are shipped for {papers}.")
+    tables = sorted(t for p, t in PUBLISHED_TABLES if p == paper)
+    if isinstance(table, bool) or not isinstance(table, numbers.Integral) or (paper, int(table)) not in PUBLISHED_TABLES:
+        raise ValueError(f"{paper} has no shipped table {table!r}; available: {tables}.")
+    with (_data_dir() / "published" / PUBLISHED_TABLES[(paper, int(table))]).open() as f:
+        df = pd.read_csv(f)
+    return df[df["table"] == int(table)].reset_index(drop=True)

@@ -474,3 +474,53 @@ def test_arch_bad_input():
         make_quantiles(10, cov=-1)
     with pytest.raises(ValueError, match="n_features"):
         make_quantiles(10, n_features=0)
+
+
+# --- the papers' published tables ---------------------------------------------------------------------------------
+from robust_ref.datasets import PUBLISHED_TABLES, published_table
+
+
+@pytest.mark.parametrize("paper, table, n_rows", [("rmboost", 1, 80), ("rmboost", 3, 400), ("rmboost", 4, 9),
+                                                  ("rmboost", 5, 150), ("trees", 2, 336), ("trees", 3, 210),
+                                                  ("trees", 4, 336), ("trees", 5, 210), ("archboost", 5, 8),
+                                                  ("archboost", 6, 8)])
+def test_published_tables_have_the_papers_shape(paper, table, n_rows):
+    df = published_table(paper, table)
+    assert len(df) == n_rows and (df["table"] == table).all() and df["location"].notna().all()
+
+
+def test_published_cells_as_printed():
+    "Spot checks against the papers' printed tables (values read off the papers, not computed)."
+    t3 = published_table("rmboost", 3).set_index(["method", "dataset", "noise", "rate"])
+    assert tuple(t3.loc[("RMBoost", "diabetes", "adversarial", 0.1), ["mean", "sd"]]) == (22.0, 3.6)   # the printed anomaly
+    assert tuple(t3.loc[("XGB-Quad", "climate", "none", 0.0), ["mean", "sd"]]) == (8.4, 2.0)
+    assert tuple(t3.loc[("Minimax", "german_numer", "adversarial", 0.2), ["mean", "sd"]]) == (35.0, 0.3)
+    assert sorted(t3.index.get_level_values("method").unique()) == sorted(
+        ["RobustBoost", "AdaBoost", "LPBoost", "LogitBoost", "GentleBoost", "BrownBoost", "Robust-GBDT", "XGB-Quad",
+         "RMBoost", "Minimax"])
+    t4 = published_table("rmboost", 4).set_index("method")
+    assert t4.loc["RMBoost", "avg_rank_clean"] == 3.31 and t4.loc["XGB-Quad", "delta_uniform_10"] == 1.65
+    t5 = published_table("rmboost", 5).set_index(["method", "dataset", "noise", "rate"])
+    assert tuple(t5.loc[("LPBoost", "higgs", "uniform", 0.2), ["mean", "sd"]]) == (46.0, 3.3)
+    tr = published_table("trees", 2).set_index(["dataset", "criterion", "setting"])
+    assert tr.loc[("MNIST", "ANE", "η=0.0"), "accuracy"] == 94.0 and bool(tr.loc[("MNIST", "ANE", "η=0.0"), "bold"])
+    a5 = published_table("archboost", 5).set_index(["method", "test_labels"])
+    assert a5.loc[("ARB-2", "clean"), "mean"] == 0.02
+
+
+def test_rmboost_table_1_repeats_table_3():
+    t1, t3 = published_table("rmboost", 1), published_table("rmboost", 3)
+    both = t1.merge(t3, on=["dataset", "noise", "rate", "method"], suffixes=("_1", "_3"))
+    assert len(both) == 80 and (both.mean_1 == both.mean_3).all() and (both.sd_1 == both.sd_3).all()
+
+
+@pytest.mark.parametrize("args, match", [(("alpha", 1), "unknown paper"), (("rmboost", 2), r"available: \[1, 3, 4, 5\]"),
+                                         (("trees", True), "no shipped table"), (("trees", "2"), "no shipped table")])
+def test_published_table_bad_input(args, match):
+    with pytest.raises(ValueError, match=match): published_table(*args)
+
+
+def test_every_published_file_is_listed_and_shipped():
+    from robust_ref.datasets import _data_dir
+    shipped = {p.name for p in (_data_dir() / "published").iterdir() if p.name.endswith(".csv")}
+    assert shipped == set(PUBLISHED_TABLES.values())
