@@ -273,15 +273,18 @@ print(df.attrs["new"], df.attrs["already_done"])
 """
 
 
-def test_sigkill_mid_run_loses_nothing(tmp_path):
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGINT"])
+def test_a_killed_or_interrupted_run_loses_nothing(tmp_path, sig):
     import os, signal, subprocess
     script = tmp_path / "kill.py"; script.write_text(KILL_SCRIPT)
     env = dict(os.environ, PYTHONPATH=str(E.Path(E.__file__).resolve().parent.parent))
     out, log = tmp_path / "killed", tmp_path / "killed" / "results.jsonl"
-    proc = subprocess.Popen([sys.executable, str(script), str(out), "0.4"], env=env)
+    proc = subprocess.Popen([sys.executable, str(script), str(out), "0.4"], env=env, stderr=subprocess.PIPE)
     t0 = time.time()
     while (not log.is_file() or len(log.read_text().splitlines()) < 3) and time.time() - t0 < 120: time.sleep(0.05)
-    proc.send_signal(signal.SIGKILL); proc.wait()
+    proc.send_signal(getattr(signal, sig)); _, err = proc.communicate()
+    if sig == "SIGINT":   # Ctrl-C: the run stops with KeyboardInterrupt after consolidating what it has
+        assert b"KeyboardInterrupt" in err and (out / "results.parquet").is_file()
     kept = len(log.read_text().splitlines())
     assert 3 <= kept < 12
     resumed = subprocess.run([sys.executable, str(script), str(out), "0"], env=env, capture_output=True, text=True, check=True)
