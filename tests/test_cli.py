@@ -229,3 +229,17 @@ def test_every_reproduction_notebook_prints_a_verdict_and_takes_full():
         cells = json.loads(nb.read_text())["cells"]
         assert any(c["cell_type"] == "code" and 'print(f"verdict: ' in "".join(c["source"]) for c in cells), paper
         assert cli._title(nb), paper
+
+
+def test_a_damaged_line_is_reported_in_one_line_and_rerun(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GRID)
+    out = tmp_path / "res"
+    assert run("run", str(tmp_path / "g.toml"), "--n-jobs", "1", "--out", str(out), "--quiet", capsys=capsys)[0] == 0
+    lines = (out / "results.jsonl").read_text().splitlines()
+    (out / "results.jsonl").write_text("\n".join(["null"] + lines[1:]) + "\n")
+    code, _, err = run("report", str(out), capsys=capsys)
+    assert code == 0 and "robust-ref: warning: " in err and "1 damaged line(s) left out (line 1: null is not a result row" in err
+    code, _, err = run("run", str(tmp_path / "g.toml"), "--n-jobs", "1", "--out", str(out), "--quiet", capsys=capsys)
+    assert code == 0 and "robust-ref: warning: " in err and "moved to" in err
+    assert "1 new, 7 already done; 1 damaged line(s) quarantined; 8 tasks in" in err
+    assert "Traceback" not in err and "warnings.warn" not in err
