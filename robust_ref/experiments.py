@@ -681,7 +681,7 @@ def example_grid(name: str = "quick", # one of `example_grids()`
         raise ValueError(f"unknown example grid {name!r}{_did_you_mean(name, grids)}; examples: {', '.join(grids)}.")
     return grids[name].read_text()
 
-# %% ../nbs/70_experiments.ipynb #ec9edcbc
+# %% ../nbs/70_experiments.ipynb #cf510b75
 def versions() -> dict:
     "Versions of Python, the platform and the packages that produce results."
     from importlib import metadata
@@ -713,6 +713,7 @@ class ResultStore:
             if not self.meta_file.is_file():
                 raise FileNotFoundError(f"{self.path} is not a results folder (no grid.json); run a grid into it first.")
             self.meta, self.fingerprint = self._read_meta(), None
+            self._legacy = None if "grids" in self.meta else self.meta["fingerprint"]   # rows written before rows named their grid
             return
         for k, v in dict(force=force, merge=merge).items():
             if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{k} must be True or False; got {v!r}.")
@@ -720,8 +721,10 @@ class ResultStore:
         self.path.mkdir(parents=True, exist_ok=True)
         fp = self.fingerprint = grid.fingerprint()
         old = self._read_meta() if self.meta_file.is_file() else None
+        self._legacy = None
         self._end_torn_line()
         self._quarantine_damaged()
+        if old is not None and "grids" not in old: self._stamp_legacy_rows(old["fingerprint"])
         known = set(_grids(old)) | {fp} if old is not None else {fp}
         stranger = next(((i, r) for i, r in self._numbered() if r.get("grid") not in known), None)
         if (old is not None and fp not in _grids(old) or stranger) and not merge:
@@ -786,6 +789,15 @@ class ResultStore:
         warnings.warn(f"{self.log}: {len(bad)} damaged line(s) moved to {self.quarantine_file} ({shown}); "
                       "their tasks are run again.", RuntimeWarning, stacklevel=3)
 
+    def _stamp_legacy_rows(self, fp: str):
+        "A folder written before rows named their grid holds one grid, its grid.json's: stamp its rows with it (atomically)."
+        lines = list(self._lines())
+        if all("grid" in row for _, row, why, _ in lines if not why): return
+        tmp = self.log.with_suffix(".tmp")
+        tmp.write_text("".join((json.dumps({**row, "grid": fp}) if not why and "grid" not in row else text) + "\n"
+                               for _, row, why, text in lines))
+        os.replace(tmp, self.log)
+
     def _numbered(self):
         "(line number, row) of every valid row."
         for i, row, why, _ in self._lines():
@@ -811,6 +823,7 @@ class ResultStore:
         known = {grid} if grid is not None else set(_grids(self.meta))
         out, damaged, strangers = [], [], []
         for i, row, why, _ in self._lines():
+            if not why and "grid" not in row and self._legacy: row = {**row, "grid": self._legacy}
             if why: damaged.append(f"line {i}: {why}")
             elif row.get("grid") not in known:
                 if grid is None: strangers.append(f"line {i}")

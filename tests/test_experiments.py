@@ -625,3 +625,19 @@ def test_load_dataset_flags_are_real_bools(kw):
         load_dataset("heart", **kw)
     X, y = load_dataset("heart", return_X_y=True, as_frame=np.bool_(False))
     assert isinstance(X, np.ndarray) and X.shape == (270, 13)
+
+
+def test_a_folder_written_before_rows_named_their_grid_still_reads_and_resumes(tmp_path):
+    grid, out = tiny_grid(), tmp_path / "r"
+    first = E.run_grid(grid, out, backend="serial", progress=False)
+    rows = [json.loads(l) for l in (out / "results.jsonl").read_text().splitlines()]
+    (out / "results.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "grid"}) + "\n" for r in rows[:6]))
+    meta = json.loads((out / "grid.json").read_text()); del meta["grids"]
+    (out / "grid.json").write_text(json.dumps(meta))                       # as the previous version wrote them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(E.load_results(out)) == 6                               # read: the rows belong to grid.json's grid
+        again = E.run_grid(grid, out, backend="serial", progress=False)     # write: rows stamped, 2 missing tasks run
+    assert again.attrs["new"] == 2 and again.attrs["already_done"] == 6
+    pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
+    assert all(json.loads(l)["grid"] == grid.fingerprint() for l in (out / "results.jsonl").read_text().splitlines())
