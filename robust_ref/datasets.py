@@ -129,6 +129,9 @@ def load_dataset(name: str, # one of `list_datasets()` (case-insensitive, `-` or
         raise ValueError(f"missing must be one of {_MISSING}; got {missing!r}.")
     if labels not in _LABELS:
         raise ValueError(f"labels must be one of {_LABELS}; got {labels!r}.")
+    for k, v in dict(return_X_y=return_X_y, as_frame=as_frame).items():
+        if not isinstance(v, (bool, np.bool_)):   # 'no' and 1 are truthy: never read them as a yes
+            raise TypeError(f"{k} must be True or False; got {v!r}.")
     raw = _read_frame(name)
     features, label = raw.drop(columns="label").copy(), raw["label"].copy()
     n_missing = int(features.isna().to_numpy().sum())
