@@ -264,7 +264,7 @@ class AdaBoostAlpha(BoostingClassifier):
         "Yield `predict_proba` after each round."
         for F in self.staged_decision_function(X): yield _proba_from_score(F, self.alpha, self.proba_link)
 
-# %% ../nbs/20_alpha_loss.ipynb #0d1d87be
+# %% ../nbs/20_alpha_loss.ipynb #297c5576
 _HUGE = 1e300   # stands in for an overflowed objective value so that L-BFGS's line search backs off
 
 def _loss_with_linear_tail(loss, m, value: bool = True):
@@ -333,7 +333,9 @@ class AlphaLogisticRegression(BinaryClassifier):
             with np.errstate(over="ignore", invalid="ignore"):
                 val, d1 = _loss_with_linear_tail(loss, m)
                 f, g = float(s @ val), (s * d1) @ V
-            if pen is not None: f, g = f + 0.5 * float(pen @ th**2), g + pen * th
+            if pen is not None:
+                with np.errstate(over="ignore", invalid="ignore"):   # a diverged θ: f = inf, caught below
+                    f, g = f + 0.5 * float(pen @ th**2), g + pen * th
             if not np.isfinite(f):      # a trial step overflowed (loss > 1e308): make the line search back off
                 return _HUGE, np.nan_to_num(g, nan=0.0, posinf=_HUGE, neginf=-_HUGE)
             return f, g
@@ -350,12 +352,27 @@ class AlphaLogisticRegression(BinaryClassifier):
                 warnings.warn(f"L-BFGS stopped without converging after {res.nit} iterations ({res.message}); {hint}.",
                               ConvergenceWarning)
         else:
-            def grad(th):                                       # GD needs only the gradient (half the work)
+            def grad(th, m):                                    # GD needs only the gradient (half the work)
                 with np.errstate(over="ignore", invalid="ignore"):
-                    g = (s * _loss_with_linear_tail(loss, V @ th, value=False)[1]) @ V
+                    g = (s * _loss_with_linear_tail(loss, m, value=False)[1]) @ V
                 return g if pen is None else g + pen * th
-            for _ in range(int(self.max_iter)): th = th - self.lr * grad(th)
-            self.n_iter_ = int(self.max_iter)
+            f_start, self.n_iter_, m = fun(th)[0], 0, V @ th
+            for _ in range(int(self.max_iter)):
+                new = th - self.lr * grad(th, m)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    m_new = V @ new
+                if not (np.all(np.isfinite(new)) and np.all(np.isfinite(m_new))): break   # overflow: keep the last finite iterate
+                th, m, self.n_iter_ = new, m_new, self.n_iter_ + 1
+            f_end, g_end = fun(th)
+            if self.n_iter_ < self.max_iter or not f_end <= f_start:
+                warnings.warn(f"gradient descent diverged: lr={self.lr:g} is too large for this data (the objective went "
+                              f"from {f_start:.4g} to {f_end:.4g}, max |θ| = {np.max(np.abs(th)):.3g}, "
+                              f"{self.n_iter_} finite steps); lower lr, standardise X or use solver='lbfgs'.",
+                              ConvergenceWarning)
+            elif (gmax := float(np.max(np.abs(g_end)))) > self.tol:
+                warnings.warn(f"gradient descent stopped at max_iter={self.max_iter} with max |gradient| = {gmax:.3g} > "
+                              f"tol={self.tol:g}: not converged; raise max_iter or lr, or use solver='lbfgs'.",
+                              ConvergenceWarning)
         self.coef_ = (th[:d] / scale).reshape(1, d)
         self.intercept_ = np.array([th[d] if self.fit_intercept else 0.0])
 

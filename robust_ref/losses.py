@@ -15,13 +15,13 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 # %% auto #0
-__all__ = ['LOSSES', 'MarginLoss', 'ExponentialLoss', 'LogisticLoss', 'HingeLoss', 'SquaredLoss', 'SquaredHingeLoss',
-           'UnhingedLoss', 'RampLoss', 'TruncatedHingeLoss', 'ZeroOneLoss', 'SigmoidLoss', 'SavageLoss',
-           'GammaRobustLoss', 'TwoRobustLoss', 'AlphaLoss', 'TruncatedExponentialLoss', 'NELoss', 'get_loss',
-           'conditional_risk', 'conditional_minimizer', 'min_conditional_risk', 'wrong_side_risk', 'psi_transform',
-           'surrogate_regret_bound', 'verify_properties']
+__all__ = ['GAMMA_MAX', 'LOSSES', 'normalised_exp', 'MarginLoss', 'ExponentialLoss', 'LogisticLoss', 'HingeLoss', 'SquaredLoss',
+           'SquaredHingeLoss', 'UnhingedLoss', 'RampLoss', 'TruncatedHingeLoss', 'ZeroOneLoss', 'SigmoidLoss',
+           'SavageLoss', 'GammaRobustLoss', 'TwoRobustLoss', 'AlphaLoss', 'TruncatedExponentialLoss', 'NELoss',
+           'get_loss', 'conditional_risk', 'conditional_minimizer', 'min_conditional_risk', 'wrong_side_risk',
+           'psi_transform', 'surrogate_regret_bound', 'verify_properties']
 
-# %% ../nbs/01_losses.ipynb #eca8485c
+# %% ../nbs/01_losses.ipynb #021e2101
 def _as_margin(v) -> np.ndarray:
     "`v` as a float64 array of finite margins; TypeError for non-numeric, ValueError for NaN/inf."
     a = np.asarray(v)
@@ -49,7 +49,19 @@ def _check_real(name: str, x, *, allow_inf: bool = False) -> float:
         raise ValueError(f"{name} must be a finite real number; got {x}.")
     return x
 
-# %% ../nbs/01_losses.ipynb #51bafc4d
+def normalised_exp(log_w, # log-weights (−inf allowed: weight 0)
+                  ) -> np.ndarray | None:
+    "exp(log_w) / Σ exp(log_w) without overflow (shift by the maximum); None when every weight is 0 (all −inf)."
+    lw = np.atleast_1d(np.asarray(log_w, dtype=np.float64))
+    if lw.size == 0: return lw
+    m = np.max(lw)
+    if not np.isfinite(m):
+        if np.isnan(m) or m > 0: raise ValueError(f"log-weights must be < +inf and not NaN; got max {m}.")
+        return None
+    w = np.exp(lw - m)
+    return w / w.sum()
+
+# %% ../nbs/01_losses.ipynb #5b464a2a
 _BIG = 1e6  # the margin used as "±infinity" for limits; every loss is exact there in float64
 
 @dataclass(frozen=True)
@@ -130,13 +142,10 @@ class MarginLoss:
         "Weights −φ'(v) normalised to sum 1, computed in log-space (no overflow even for e^{1e6})."
         v = _as_margin(v)
         self._check_nonnegative_weights(v)
-        lw = np.atleast_1d(self._log_weight(v))
-        if lw.size == 0: return lw
-        m = np.max(lw)
-        if not np.isfinite(m):
+        w = normalised_exp(self._log_weight(v))
+        if w is None:
             raise ValueError(f"{self.name}: every weight −φ'(v) is 0 at these margins; nothing to normalise.")
-        w = np.exp(lw - m)
-        return w / w.sum()
+        return w
 
     # --- implementation hooks (arrays in, arrays out, already validated) ---
     def _value(self, v): raise NotImplementedError
@@ -305,12 +314,13 @@ class ZeroOneLoss(MarginLoss):
         if self.tie == "correct": return None
         return np.abs(theta) / 2 if self.tie == "half" else np.abs(theta)
 
-# %% ../nbs/01_losses.ipynb #664c3cd0
+# %% ../nbs/01_losses.ipynb #04146b54
 @dataclass(frozen=True, repr=False)
 class _SigmoidPower(MarginLoss):
     "c · σ(−a v)^γ: the common numerics of sigmoid, Savage and γ-robust losses."
     bounded: ClassVar[bool] = True
     def _abc(self): raise NotImplementedError  # returns (a, gamma, c)
+    def _log_c(self) -> float: return math.log(self._abc()[2])   # log c (overridden where c = 2^γ could overflow)
     @property
     def link_rate(self):
         a, g, _ = self._abc()
@@ -318,18 +328,18 @@ class _SigmoidPower(MarginLoss):
     def _logphi_parts(self, v):
         a, g, c = self._abc()
         return a, g, c, log_expit(a * v), log_expit(-a * v)
+    # c, a and γ enter in log space: c·a·γ alone overflows for γ ≥ 1023 although φ' is finite
     def _value(self, v):
         a, g, c, ls, lms = self._logphi_parts(v)
-        return c * np.exp(g * lms)
+        return np.exp(self._log_c() + g * lms)
     def _d1(self, v):
-        a, g, c, ls, lms = self._logphi_parts(v)
-        return -c * a * g * np.exp(ls + g * lms)
+        return -np.exp(self._log_weight(v))
     def _d2(self, v):
         a, g, c, ls, lms = self._logphi_parts(v)
-        return -c * a * a * g * np.exp(ls + g * lms) * (1.0 - (g + 1.0) * expit(a * v))
+        return -a * np.exp(self._log_weight(v)) * (1.0 - (g + 1.0) * expit(a * v))
     def _log_weight(self, v):
         a, g, c, ls, lms = self._logphi_parts(v)
-        return math.log(c * a * g) + ls + g * lms
+        return self._log_c() + math.log(a * g) + ls + g * lms
     def _minimizer(self, eta):
         a, g, _ = self._abc()
         if g == 1.0:   # sigmoid: no critical point, infimum at ±infinity (Remark 1 of seed 004)
@@ -351,6 +361,8 @@ class SavageLoss(_SigmoidPower):
     def _abc(self): return 2.0, 2.0, 1.0
     def _psi(self, theta): return theta**2 / 4
 
+GAMMA_MAX = 1000.0  # largest γ of the γ-robust loss: sup φ = 2^γ ≈ 1e301 stays a finite float64
+
 @dataclass(frozen=True, repr=False)
 class GammaRobustLoss(_SigmoidPower):
     "γ-robust loss 2^γ (1 + e^{a v})^{−γ} of Arch Boost (eq. 18), γ > 1, a > 0; φ(0) = 1, sup φ = 2^γ."
@@ -362,9 +374,13 @@ class GammaRobustLoss(_SigmoidPower):
         if not g > 1:
             raise ValueError(f"gamma must be > 1 for a γ-robust (Arch) loss; got gamma={g}. gamma=1 is the sigmoid "
                              "loss (use SigmoidLoss), which is calibrated but not an Arch loss.")
+        if not g <= GAMMA_MAX:
+            raise ValueError(f"gamma must be in (1, {GAMMA_MAX:g}]; got gamma={g}: sup φ = 2^γ must be a finite "
+                             "float64 (2^1024 overflows) with room for φ' and φ''.")
         if not a > 0: raise ValueError(f"a must be > 0 (margin scale of the γ-robust loss); got a={a}.")
         object.__setattr__(self, "gamma", g); object.__setattr__(self, "a", a)
     def _abc(self): return self.a, self.gamma, 2.0**self.gamma
+    def _log_c(self) -> float: return self.gamma * math.log(2.0)
 
 @dataclass(frozen=True, repr=False)
 class TwoRobustLoss(_SigmoidPower):

@@ -28,7 +28,7 @@ __all__ = ['Kernel', 'make_kernel', 'mean_coefficients', 'MeanClassifier', 'zero
            'Herd', 'replay_steps', 'kernel_herding', 'parallel_herding', 'HerdLevel', 'recursive_herding',
            'HerdedMeanClassifier', 'population_minimizer', 'LSResult', 'long_servedio_solution']
 
-# %% ../nbs/40_mean_classifier.ipynb #8ac17c6b
+# %% ../nbs/40_mean_classifier.ipynb #f6af6ab1
 _BLOCK_BYTES = 2**25   # largest kernel block (bytes) held at once: 32 MiB
 _CACHE_BYTES = 2**26   # herding keeps at most 64 MiB of kernel columns
 
@@ -54,6 +54,12 @@ def _pos_int(name: str, x, why: str = "") -> int:
 
 def _sq_dists(X: np.ndarray, Z: np.ndarray) -> np.ndarray:
     "Squared Euclidean distances ‖x − z‖² (clipped at 0 against round-off), built in place: one block in memory."
+    s = max(float(np.max(np.abs(X), initial=0.0)), float(np.max(np.abs(Z), initial=0.0)))
+    if s * s * max(X.shape[1], 1) > 1e300:   # ‖x‖² would overflow (inf − inf = NaN): work on X/s, Z/s, scale back (→ inf)
+        d2 = _sq_dists(X / s, Z / s)
+        with np.errstate(over="ignore"):
+            d2 *= s; d2 *= s
+        return d2
     d2 = X @ Z.T
     d2 *= -2.0
     d2 += np.einsum("ij,ij->i", X, X)[:, None]
@@ -192,7 +198,16 @@ def mean_coefficients(y,                  # labels in {−1, +1} (the noisy labe
         return p * c * y
     raise ValueError(f"variant must be 'plain', 'balanced' or 'corrected'; got {variant!r}.")
 
-# %% ../nbs/40_mean_classifier.ipynb #eacdf686
+# %% ../nbs/40_mean_classifier.ipynb #8e7ae88a
+def _check_representable(kernel: Kernel, X: np.ndarray):
+    "Raise if K(x, x) overflows float64 for a training row (linear/polynomial kernels at |x| ~ 1e154 and beyond)."
+    with np.errstate(over="ignore", invalid="ignore"):
+        k = kernel.diag(X)
+    if not np.all(np.isfinite(k)):
+        raise ValueError(f"the {kernel.name} kernel overflows float64 on X: K(x, x) is inf or NaN for "
+                         f"{int(np.sum(~np.isfinite(k)))} rows (max |x| = {np.max(np.abs(X)):.3g}); rescale X "
+                         "(e.g. StandardScaler).")
+
 class MeanClassifier(BinaryClassifier):
     "The mean (unhinged-loss) kernel classifier f(x) = Σ_i c_i K(x_i, x): plain, balanced or noise-corrected."
 
@@ -224,6 +239,7 @@ class MeanClassifier(BinaryClassifier):
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise TypeError(f"normalize must be True or False; got {self.normalize!r}.")
         self.kernel_ = self._make_kernel()
+        _check_representable(self.kernel_, X)
         coef = mean_coefficients(y_pm, w, variant=self.variant, rate_pos=self.rate_pos, rate_neg=self.rate_neg)
         self.X_fit_, self.support_ = X, np.arange(len(X))
         self._set_expansion(coef)
@@ -249,7 +265,11 @@ class MeanClassifier(BinaryClassifier):
         return math.sqrt(max(float(c @ _kernel_matvec(self.kernel_, self.X_fit_, self.X_fit_, c)), 0.0))
 
     def _decision(self, X):
-        s = X @ self.coef_ if self.kernel_.name == "linear" else _kernel_matvec(self.kernel_, X, self.X_fit_, self.dual_coef_)
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = X @ self.coef_ if self.kernel_.name == "linear" else _kernel_matvec(self.kernel_, X, self.X_fit_, self.dual_coef_)
+        if not np.all(np.isfinite(s)):
+            raise ValueError(f"the {self.kernel_.name} kernel's scores overflow float64 on these features (max |x| = "
+                             f"{np.max(np.abs(X)):.3g}): rescale X (e.g. StandardScaler) before fit and predict.")
         return s * self.scale_
 
     def predict(self, X) -> np.ndarray:

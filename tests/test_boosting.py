@@ -16,7 +16,7 @@ from robust_ref.baselines import AdaBoostClassifier
 from robust_ref.boosting import (BoostingStrategy, GradientBoost, MarginBoostClassifier, NewtonBoost,
                                  line_search)
 from robust_ref.learners import ConstantRule, Stump
-from robust_ref.losses import get_loss
+from robust_ref.losses import LOSSES, get_loss
 
 DATA = Path(__file__).resolve().parent.parent / "robust_ref" / "data"
 
@@ -217,3 +217,57 @@ def test_bad_parameters():
             MarginBoostClassifier(**kw).fit(X, y)
     with pytest.raises(ValueError, match="scale"): NewtonBoost(scale=0)
     with pytest.raises(ValueError, match="z_max"): NewtonBoost(z_max=-1)
+
+
+# --- (loss, kind) pairs: every zoo loss either boosts or is refused at fit start (issue 18) ---------------------
+# The expected verdicts are written from the losses' shapes, not computed by the code under test:
+# gradient boosting needs weights −φ' ≥ 0 and not all 0; Newton boosting needs φ'' ≥ 0 and φ'' > 0 where φ' ≠ 0.
+GRADIENT_REFUSED = {"squared": "not monotone", "zero_one": "no descent direction"}
+NEWTON_REFUSED = {**{k: "φ''\\(v\\) < 0" for k in ("sigmoid", "savage", "alpha", "gamma_robust", "two_robust")},
+                  **{k: "infinite" for k in ("hinge", "unhinged", "ramp", "truncated_hinge")},
+                  "zero_one": "no curvature"}
+GRADIENT_STEPS = [("sign", "closed_form"), ("sign", "line_search"), ("sign", "newton"), ("sign", 0.1),
+                  ("logit", "line_search")]
+ZOO = sorted(LOSSES)
+
+
+def test_zoo_is_the_sixteen_losses():
+    assert len(ZOO) == 16 and set(GRADIENT_REFUSED) | set(NEWTON_REFUSED) <= set(ZOO)
+
+
+@pytest.mark.parametrize("loss", ZOO)
+def test_every_loss_and_step_pair_fits_or_is_refused_at_start(loss):
+    X, y = load("diabetes")
+    majority = max(np.mean(y == c) for c in np.unique(y))
+    configs = [dict(kind="gradient", weak_kind=wk, step=st) for wk, st in GRADIENT_STEPS] + [dict(kind="newton")]
+    for cfg in configs:
+        clf = MarginBoostClassifier(loss=loss, n_estimators=15, **cfg)
+        refused = (GRADIENT_REFUSED if cfg["kind"] == "gradient" else NEWTON_REFUSED).get(loss)
+        if refused:
+            with pytest.raises(ValueError, match=rf"\(loss='{loss}', kind='{cfg['kind']}'\) is not supported: .*{refused}"):
+                clf.fit(X, y)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # no overflow/invalid RuntimeWarning either
+            clf.fit(X, y)
+        F = clf.decision_function(X)
+        assert np.all(np.isfinite(F)) and clf.n_estimators_ >= 1, (loss, cfg)
+        assert clf.score(X, y) > majority, (loss, cfg, clf.score(X, y))   # learns something
+
+
+def test_convex_alpha_loss_is_newton_boostable():
+    from robust_ref.losses import AlphaLoss
+    X, y = load("haberman")
+    clf = MarginBoostClassifier(loss=AlphaLoss(0.7), kind="newton", n_estimators=10).fit(X, y)
+    assert clf.n_estimators_ == 10 and np.all(np.isfinite(clf.decision_function(X)))
+    with pytest.raises(ValueError, match="not convex"):
+        MarginBoostClassifier(loss=AlphaLoss(1.5), kind="newton").fit(X, y)
+
+
+def test_flat_loss_stops_at_a_stationary_point():
+    "Ramp loss, constant step 3: after one round every margin is ±3, outside [−1, 1): all weights 0 → stop."
+    X, y = np.arange(6.0)[:, None], np.array([0, 0, 1, 0, 1, 1])
+    clf = MarginBoostClassifier(loss="ramp", step=3.0, n_estimators=10).fit(X, y)
+    assert clf.n_estimators_ == 1 and clf.stop_reason_ == "stationary"
+    s = GradientBoost("ramp"); yy = np.array([-1., 1.]); s.start(yy, np.array([.5, .5]))
+    assert s.weights(3 * yy) is None and np.allclose(s.weights(0 * yy), [.5, .5])
