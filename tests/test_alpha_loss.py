@@ -425,7 +425,7 @@ def test_determinism_and_pickle(make):
 @pytest.mark.parametrize("cls", [AdaBoostAlpha, AlphaLogisticRegression])
 def test_bad_input(cls):
     X, y = make_classification(60, 4, random_state=0)
-    for bad, msg in (("inf", "np.inf"), (0, r"\(0, inf\]"), (-1.0, r"\(0, inf\]"), (np.nan, "finite|real"), (True, "real number")):
+    for bad, msg in (("inf", r"'alpha' parameter must be a real number in \(0, inf\]"), (0, r"\(0, inf\]"), (-1.0, r"\(0, inf\]"), (np.nan, "finite|real"), (True, "real number")):
         with pytest.raises(ValueError, match=msg): cls(alpha=bad).fit(X, y)
     Xn = X.copy(); Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"): cls().fit(Xn, y)
@@ -442,7 +442,7 @@ def test_bad_parameters_specific():
     with pytest.raises(ValueError, match="step"): AdaBoostAlpha(step="wolfe").fit(X, y)
     with pytest.raises(ValueError, match="stop_on_perfect"): AdaBoostAlpha(stop_on_perfect="yes").fit(X, y)
     with pytest.raises(ValueError, match="n_estimators"): AdaBoostAlpha(n_estimators=0).fit(X, y)
-    for kw, msg in (({"C": 0}, "C must"), ({"C": "1"}, "C must"), ({"penalty": "l1"}, "penalty"), ({"solver": "sag"}, "solver"),
+    for kw, msg in (({"C": 0}, "'C' parameter must"), ({"C": "1"}, "'C' parameter must"), ({"penalty": "l1"}, "penalty"), ({"solver": "sag"}, "solver"),
                     ({"max_iter": 0}, "max_iter"), ({"tol": -1}, "tol"), ({"lr": np.inf}, "lr"), ({"init": "normal"}, "init"),
                     ({"fit_intercept": "no"}, "fit_intercept")):
         with pytest.raises(ValueError, match=msg): AlphaLogisticRegression(**kw).fit(X, y)
