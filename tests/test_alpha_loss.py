@@ -396,6 +396,7 @@ def test_alpha_inf_without_penalty_warns():
 # ---------- scikit-learn compatibility, determinism, bad input ----------
 
 def _estimators():
+    yield AdaBoostAlpha()                                               # the defaults are checked too
     yield AdaBoostAlpha(2, n_estimators=8)
     yield AdaBoostAlpha(0.7, n_estimators=5, step="line_search")
     yield AdaBoostAlpha(3, n_estimators=5, base_learner="tree", max_depth=2, random_state=0)

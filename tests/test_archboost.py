@@ -24,6 +24,8 @@ from robust_ref.losses import GammaRobustLoss, TwoRobustLoss, get_loss
 
 
 def _estimators():
+    yield ARBGamma()                                                    # the defaults are checked too
+    yield ArchBoostClassifier()
     yield ARBGamma(n_estimators=8)
     yield ARBGamma(gamma=1.5, n_estimators=5, base_learner="tree", max_depth=2, random_state=0)
     yield ArchBoostClassifier(n_estimators=8)

@@ -19,6 +19,8 @@ from robust_ref.datasets import make_long_servedio
 
 
 def _estimators():
+    yield BrownBoostClassifier()                                        # the defaults are checked too
+    yield RobustBoostClassifier()
     yield BrownBoostClassifier(n_estimators=6)
     yield RobustBoostClassifier(n_estimators=6)
     yield RobustBoostClassifier(error_goal=0.2, n_estimators=4, base_learner="tree", max_depth=2, random_state=0)
