@@ -234,10 +234,16 @@ def _proba_from_score(H, alpha, link) -> np.ndarray:
     p = alpha_inverse_link(H, alpha) if _check_proba_link(link, alpha) == "alpha" else sigmoid(H)
     return np.column_stack([1.0 - p, p])
 
-# %% ../nbs/20_alpha_loss.ipynb #8b5f461c
+# %% ../nbs/20_alpha_loss.ipynb #65c78c97
 ALPHA_RANGE = Interval("real", 0, math.inf, closed="right")   # α ∈ (0, ∞]
 
-class AdaBoostAlpha(BoostingClassifier):
+class _ChecksAlphaFirst:
+    "`alpha` is checked before the declared constraints, with the α-loss's own message (np.inf hint; α = ½, 1, ∞)."
+    def _validate_params(self):
+        check_alpha(self.alpha)
+        super()._validate_params()
+
+class AdaBoostAlpha(_ChecksAlphaFirst, BoostingClassifier):
     "AdaBoost.α (Sypherd et al. 2023, Alg. 1): boosting with weights −l̃^α'(yH); α=½ is AdaBoost, α=1 LogAdaBoost, α>1 gives up."
     _parameter_constraints = boosting_constraints(
         "n_estimators", "learning_rate", "base_learner", "max_depth", "max_leaf_nodes", "criterion", "random_state",
@@ -269,7 +275,7 @@ class AdaBoostAlpha(BoostingClassifier):
         "Yield `predict_proba` after each round."
         for F in self.staged_decision_function(X): yield _proba_from_score(F, self.alpha, self.proba_link)
 
-# %% ../nbs/20_alpha_loss.ipynb #c318b9f8
+# %% ../nbs/20_alpha_loss.ipynb #34e0252f
 _HUGE = 1e300   # stands in for an overflowed objective value so that L-BFGS's line search backs off
 
 def _loss_with_linear_tail(loss, m, value: bool = True):
@@ -280,7 +286,7 @@ def _loss_with_linear_tail(loss, m, value: bool = True):
     d1 = loss.d1(mc)
     return (np.where(m < m_lo, loss(mc) + d1 * (m - m_lo), loss(mc)) if value else None), d1
 
-class AlphaLogisticRegression(BinaryClassifier):
+class AlphaLogisticRegression(_ChecksAlphaFirst, BinaryClassifier):
     """Linear classifier trained with the margin α-loss (L-BFGS or fixed-budget GD); α=1 is L2 logistic regression (scikit-learn's C).
 
     Attributes

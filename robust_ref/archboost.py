@@ -183,7 +183,7 @@ class ArchBoost(BoostingStrategy):
         self.history.append((alpha, self._base))
         return alpha, "perfect" if self._perfect(h) else "ok"
 
-# %% ../nbs/50_archboost.ipynb #a94fc4c9
+# %% ../nbs/50_archboost.ipynb #5777b889
 ARB_STEPS = {1.5: 0.78, 2.0: 0.45, 3.0: 0.28, 4.0: 0.20, 5.0: 0.14, 6.0: 0.10}  # §5.1 cross-validated constant steps
 
 def arb_default_step(gamma: float, # γ > 1
@@ -271,6 +271,11 @@ class ARBGamma(ArchBoostClassifier):
         self.max_depth, self.max_leaf_nodes, self.proba_clip, self.random_state = max_depth, max_leaf_nodes, proba_clip, random_state
 
     def _arch_loss(self): return GammaRobustLoss(gamma=float(self.gamma))
+
+    def _validate_params(self):
+        "`gamma` first, with the γ-robust loss's own message (γ = 1 is the sigmoid loss; γ ≤ 1000 keeps 2^γ finite)."
+        GammaRobustLoss(gamma=self.gamma)
+        super()._validate_params()
 
     def _step_value(self):
         s = _check_step(self.step, allow_auto=True)
