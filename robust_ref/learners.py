@@ -95,7 +95,7 @@ class TreeRule(Rule):
 
     def __repr__(self): return f"TreeRule({self.tree!r}, output={self.output!r})"
 
-# %% ../nbs/04_learners.ipynb #3ed3b893
+# %% ../nbs/04_learners.ipynb #26ffa769
 FEATURE_THRESHOLD_SKLEARN = 1e-7  # scikit-learn's trees never split between values closer than this
 TIE_RTOL = 1e-12                   # scores this close (relative to the weights' scale) are ties
 
@@ -117,6 +117,11 @@ class StumpSearch:
     def _left_sums(self, v) -> np.ndarray:
         "Cumulative sums of per-sample values `v` in each feature's sorted order, (d, n-1): the left-child totals."
         return np.cumsum(v[self.order], axis=0)[:-1].T
+
+    def _left_and_total(self, v) -> tuple[np.ndarray, np.ndarray]:
+        "`_left_sums(v)` and each feature's own total, (d, 1), from the same cumulative sum (so total − left is exact at 0)."
+        c = np.cumsum(v[self.order], axis=0).T
+        return c[:, :-1], c[:, -1:]
 
     def _check_vector(self, v, name) -> np.ndarray:
         v = np.asarray(v, dtype=np.float64)
@@ -181,15 +186,20 @@ class StumpSearch:
         "Real AdaBoost's stump: split minimising Z = 2Σ_leaves √(W₊W₋), leaves ½ log-odds of the weighted class share."
         w, y = self._check_weights(w), self._check_vector(y, "y")
         pos = np.where(y > 0, w, 0.0)
-        P, W = self._left_sums(pos), self._left_sums(w)
+        # Class masses per side from per-class cumulative sums: a pure side has exactly 0 of the other class
+        # (a sum of zeros, or a total minus the identical partial sum), so its √(W₊W₋) is exactly 0. Forming
+        # W₋ = W − W₊ instead leaves a rounding residue ~1e-18 whose square root (~1e-9) broke ties between
+        # equally pure splits (and made weights ≠ repetitions).
+        P, Pt = self._left_and_total(pos)
+        N, Nt = self._left_and_total(w - pos)
+        Pr, Nr = (Pt - P).clip(0), (Nt - N).clip(0)                # cumsums of ≥ 0 terms are monotone: clip is a guard
+        Z = np.sqrt(P * N) + np.sqrt(Pr * Nr)
         Ptot, Wtot = pos.sum(), w.sum()
-        Pr = (Ptot - P).clip(0)                                     # clip: rounding can leave -1e-17
-        Z = np.sqrt(P.clip(0) * (W - P).clip(0)) + np.sqrt(Pr * ((Wtot - W) - Pr).clip(0))
         best = self._argbest(-Z, Wtot)
         if best is None: return ConstantRule(float(half_logit(Ptot / Wtot, proba_clip)))
         j, k = best
-        pl = P[j, k] / W[j, k] if W[j, k] > 0 else 0.5
-        pr = (Ptot - P[j, k]) / (Wtot - W[j, k]) if Wtot - W[j, k] > 0 else 0.5
+        pl = P[j, k] / (P[j, k] + N[j, k]) if P[j, k] + N[j, k] > 0 else 0.5
+        pr = Pr[j, k] / (Pr[j, k] + Nr[j, k]) if Pr[j, k] + Nr[j, k] > 0 else 0.5
         return RealStump(j, float(self.thresholds[j, k]), float(half_logit(pl, proba_clip)), float(half_logit(pr, proba_clip)))
 
     def best_regression_stump(self, w, z) -> RealStump | ConstantRule:

@@ -396,6 +396,7 @@ def test_alpha_inf_without_penalty_warns():
 # ---------- scikit-learn compatibility, determinism, bad input ----------
 
 def _estimators():
+    yield AdaBoostAlpha()                                               # the defaults are checked too
     yield AdaBoostAlpha(2, n_estimators=8)
     yield AdaBoostAlpha(0.7, n_estimators=5, step="line_search")
     yield AdaBoostAlpha(3, n_estimators=5, base_learner="tree", max_depth=2, random_state=0)
@@ -442,7 +443,7 @@ def test_bad_parameters_specific():
     with pytest.raises(ValueError, match="step"): AdaBoostAlpha(step="wolfe").fit(X, y)
     with pytest.raises(ValueError, match="stop_on_perfect"): AdaBoostAlpha(stop_on_perfect="yes").fit(X, y)
     with pytest.raises(ValueError, match="n_estimators"): AdaBoostAlpha(n_estimators=0).fit(X, y)
-    for kw, msg in (({"C": 0}, "C must"), ({"C": "1"}, "C must"), ({"penalty": "l1"}, "penalty"), ({"solver": "sag"}, "solver"),
+    for kw, msg in (({"C": 0}, "'C' parameter must"), ({"C": "1"}, "'C' parameter must"), ({"penalty": "l1"}, "penalty"), ({"solver": "sag"}, "solver"),
                     ({"max_iter": 0}, "max_iter"), ({"tol": -1}, "tol"), ({"lr": np.inf}, "lr"), ({"init": "normal"}, "init"),
                     ({"fit_intercept": "no"}, "fit_intercept")):
         with pytest.raises(ValueError, match=msg): AlphaLogisticRegression(**kw).fit(X, y)
@@ -459,3 +460,19 @@ def test_bad_input_functions():
     with pytest.raises(ValueError, match="gamma"): ls2d_noisy_risk([1, 1], 2, gamma=0.2)
     with pytest.raises(ValueError, match="form"): theorem2_bound(1, 0.1, 2, 1.0, 2.0, form="other")
     with pytest.raises(ValueError, match="p \\(the symmetric"): linear_noisy_risk_gradient([0.0], [[1.0]], 1, -0.1)
+
+
+def test_gd_divergence_and_non_convergence_warn():
+    "solver='gd' used to diverge silently (|coef| up to 1e220) or stop at max_iter with no warning."
+    from sklearn.exceptions import ConvergenceWarning
+    X, y = make_classification(n_samples=200, n_features=4, n_informative=3, n_redundant=0, random_state=0)
+    with pytest.warns(ConvergenceWarning, match=r"diverged: lr=1e\+06 is too large"):
+        big = AlphaLogisticRegression(alpha=0.6, solver="gd", lr=1e6, max_iter=300).fit(X * 100, y)
+    assert np.all(np.isfinite(big.coef_))                 # the last finite iterate is kept
+    with pytest.warns(ConvergenceWarning, match=r"stopped at max_iter=3 with max \|gradient\|"):
+        AlphaLogisticRegression(alpha=2, solver="gd", lr=1e-3, max_iter=3).fit(X, y)
+    Xs = StandardScaler().fit_transform(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # converged: silent
+        clf = AlphaLogisticRegression(alpha=1, solver="gd", lr=1.0, max_iter=5000, tol=1e-6).fit(Xs, y)
+    assert clf.n_iter_ == 5000

@@ -24,6 +24,8 @@ from robust_ref.losses import GammaRobustLoss, TwoRobustLoss, get_loss
 
 
 def _estimators():
+    yield ARBGamma()                                                    # the defaults are checked too
+    yield ArchBoostClassifier()
     yield ARBGamma(n_estimators=8)
     yield ARBGamma(gamma=1.5, n_estimators=5, base_learner="tree", max_depth=2, random_state=0)
     yield ArchBoostClassifier(n_estimators=8)
@@ -32,16 +34,7 @@ def _estimators():
     yield ArchBoostClassifier(loss="truncated_exponential", step=0.8, n_estimators=5)
 
 
-def _xfail(est):
-    if getattr(est, "loss", None) == "squared":
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "learners.best_real_stump: Z = Σ√(W₊W₋) of a pure leaf is √(rounding residue) ≈ 1e-9, not 0, so two "
-                "equally perfect splits are not ties and one-ulp weight differences (weights vs repetitions) pick "
-                "different stumps; reported to the lead"}
-    return tree_boosting_expected_failures(est)
-
-
-@parametrize_with_checks(list(_estimators()), expected_failed_checks=_xfail)
+@parametrize_with_checks(list(_estimators()), expected_failed_checks=tree_boosting_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
@@ -287,10 +280,13 @@ def test_finite_at_huge_margins():
     assert np.isfinite(clipped_logit(np.array([0.0, 1.0]))).all()
 
 
+G, S = r"gamma must be (> 1|a finite real number|in \(1, 1000\])", "'step' parameter must be"
+
+
 @pytest.mark.parametrize("est,match", [
-    (ARBGamma(gamma=1.0), "gamma > 1"), (ARBGamma(gamma=0.5), "gamma > 1"), (ARBGamma(gamma=np.nan), "gamma > 1"),
-    (ARBGamma(gamma=True), "gamma > 1"), (ARBGamma(step=0), "step must be"), (ArchBoostClassifier(step=-1), "step must be"),
-    (ArchBoostClassifier(step="auto"), "step must be"), (ArchBoostClassifier(step=np.inf), "step must be"),
+    (ARBGamma(gamma=1.0), G), (ARBGamma(gamma=0.5), G), (ARBGamma(gamma=np.nan), G), (ARBGamma(gamma=True), G),
+    (ARBGamma(gamma=1024.0), G), (ARBGamma(step=0), S), (ArchBoostClassifier(step=-1), S),
+    (ArchBoostClassifier(step="auto"), S), (ArchBoostClassifier(step=np.inf), S),
     (ArchBoostClassifier(loss="sigmoid"), "not an Arch"), (ArchBoostClassifier(loss="hinge"), "not an Arch"),
     (ArchBoostClassifier(loss="nope"), "unknown loss"), (ArchBoostClassifier("squared", step=2.0), "step ≤ 1"),
     (ArchBoostClassifier(step="schedule", schedule_power=0), "schedule_power"),

@@ -16,7 +16,7 @@ from robust_ref.baselines import AdaBoostClassifier
 from robust_ref.boosting import (BoostingStrategy, GradientBoost, MarginBoostClassifier, NewtonBoost,
                                  line_search)
 from robust_ref.learners import ConstantRule, Stump
-from robust_ref.losses import get_loss
+from robust_ref.losses import LOSSES, get_loss
 
 DATA = Path(__file__).resolve().parent.parent / "robust_ref" / "data"
 
@@ -217,3 +217,143 @@ def test_bad_parameters():
             MarginBoostClassifier(**kw).fit(X, y)
     with pytest.raises(ValueError, match="scale"): NewtonBoost(scale=0)
     with pytest.raises(ValueError, match="z_max"): NewtonBoost(z_max=-1)
+
+
+# --- (loss, kind) pairs: every zoo loss either boosts or is refused at fit start (issue 18) ---------------------
+# The expected verdicts are written from the losses' shapes, not computed by the code under test:
+# gradient boosting needs weights −φ' ≥ 0 and not all 0; Newton boosting needs φ'' ≥ 0 and φ'' > 0 where φ' ≠ 0.
+GRADIENT_REFUSED = {"squared": "not monotone", "zero_one": "no descent direction"}
+NEWTON_REFUSED = {**{k: "φ''\\(v\\) < 0" for k in ("sigmoid", "savage", "alpha", "gamma_robust", "two_robust")},
+                  **{k: "infinite" for k in ("hinge", "unhinged", "ramp", "truncated_hinge")},
+                  "zero_one": "no curvature"}
+GRADIENT_STEPS = [("sign", "closed_form"), ("sign", "line_search"), ("sign", "newton"), ("sign", 0.1),
+                  ("logit", "line_search")]
+ZOO = sorted(LOSSES)
+
+
+def test_zoo_is_the_sixteen_losses():
+    assert len(ZOO) == 16 and set(GRADIENT_REFUSED) | set(NEWTON_REFUSED) <= set(ZOO)
+
+
+@pytest.mark.parametrize("loss", ZOO)
+def test_every_loss_and_step_pair_fits_or_is_refused_at_start(loss):
+    X, y = load("diabetes")
+    majority = max(np.mean(y == c) for c in np.unique(y))
+    configs = [dict(kind="gradient", weak_kind=wk, step=st) for wk, st in GRADIENT_STEPS] + [dict(kind="newton")]
+    for cfg in configs:
+        clf = MarginBoostClassifier(loss=loss, n_estimators=15, **cfg)
+        refused = (GRADIENT_REFUSED if cfg["kind"] == "gradient" else NEWTON_REFUSED).get(loss)
+        if refused:
+            with pytest.raises(ValueError, match=rf"\(loss='{loss}', kind='{cfg['kind']}'\) is not supported: .*{refused}"):
+                clf.fit(X, y)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")          # no overflow/invalid RuntimeWarning either
+            clf.fit(X, y)
+        F = clf.decision_function(X)
+        assert np.all(np.isfinite(F)) and clf.n_estimators_ >= 1, (loss, cfg)
+        assert clf.score(X, y) > majority, (loss, cfg, clf.score(X, y))   # learns something
+
+
+def test_convex_alpha_loss_is_newton_boostable():
+    from robust_ref.losses import AlphaLoss
+    X, y = load("haberman")
+    clf = MarginBoostClassifier(loss=AlphaLoss(0.7), kind="newton", n_estimators=10).fit(X, y)
+    assert clf.n_estimators_ == 10 and np.all(np.isfinite(clf.decision_function(X)))
+    with pytest.raises(ValueError, match="not convex"):
+        MarginBoostClassifier(loss=AlphaLoss(1.5), kind="newton").fit(X, y)
+
+
+def test_flat_loss_stops_at_a_stationary_point():
+    "Ramp loss, constant step 3: after one round every margin is ±3, outside [−1, 1): all weights 0 → stop."
+    X, y = np.arange(6.0)[:, None], np.array([0, 0, 1, 0, 1, 1])
+    clf = MarginBoostClassifier(loss="ramp", step=3.0, n_estimators=10).fit(X, y)
+    assert clf.n_estimators_ == 1 and clf.stop_reason_ == "stationary"
+    s = GradientBoost("ramp"); yy = np.array([-1., 1.]); s.start(yy, np.array([.5, .5]))
+    assert s.weights(3 * yy) is None and np.allclose(s.weights(0 * yy), [.5, .5])
+
+
+# --- declared parameters: every bad value is refused at fit start, naming the parameter (issue 18) -------------
+from sklearn.tree import DecisionTreeClassifier as _SkTree  # noqa: E402
+
+from robust_ref.alpha_loss import AdaBoostAlpha, AlphaLogisticRegression  # noqa: E402
+from robust_ref.archboost import ARBGamma, ArchBoostClassifier  # noqa: E402
+from robust_ref.baselines import GentleBoostClassifier, LogitBoostClassifier, RealAdaBoostClassifier  # noqa: E402
+from robust_ref.brownboost import BrownBoostClassifier, RobustBoostClassifier  # noqa: E402
+from robust_ref.mean_classifier import HerdedMeanClassifier, MeanClassifier  # noqa: E402
+
+_ENGINE_BAD = {"n_estimators": [0, -5, 1.5, "10", True, None],
+               "learning_rate": [0, -1.0, np.nan, np.inf, "1", None],
+               "base_learner": ["forest", _SkTree, _SkTree(), None],
+               "random_state": [-1, 1.5, "x"]}
+_TREE_BAD = {"max_depth": [0, 1.5, "3"], "max_leaf_nodes": [1, 2.5]}          # with base_learner='tree'
+_INERT = [("max_depth", 3), ("max_depth", None), ("max_leaf_nodes", 11)]       # with the default stumps
+_OWN_BAD = {
+    AdaBoostClassifier: {"criterion": ["bogus", 1]},
+    RealAdaBoostClassifier: {"proba_clip": [0, 1, -0.1, np.nan, "1e-4"]},
+    LogitBoostClassifier: {"z_max": [0, -1, np.nan, "4"]},
+    GentleBoostClassifier: {},
+    MarginBoostClassifier: {"loss": [3, None], "kind": ["adam", None], "weak_kind": ["tree"], "step": ["wolfe", -1.0, 0, np.inf]},
+    BrownBoostClassifier: {"c": [0, -1, np.nan, np.inf, "2"], "criterion": ["bogus"]},
+    RobustBoostClassifier: {"error_goal": [0, 0.5, 0.7, np.nan, "0.1"], "theta": [-0.1, 1, np.nan], "sigma": [0, -1, np.inf]},
+    AdaBoostAlpha: {"alpha": [0, -1, np.nan, "inf", True], "step": ["wolfe", -1.0], "stop_on_perfect": ["no", 1],
+                    "proba_link": ["probit"]},
+    ArchBoostClassifier: {"loss": [3], "step": [0, -0.5, "auto", "wolfe"], "exact_h": ["no", 1, "yes"],
+                          "schedule_power": [0, 1.5, np.nan], "proba_clip": [0, 1]},
+    ARBGamma: {"gamma": [1, 0.5, 1024, np.inf, "2"], "step": [0, "wolfe"], "exact_h": ["no", 0]},
+}
+_OWN_INERT = {MarginBoostClassifier: [(dict(kind="newton", step=0.1), "step", "kind"),
+                                      (dict(kind="newton", weak_kind="logit"), "weak_kind", "kind")],
+              ArchBoostClassifier: [(dict(schedule_power=0.8), "schedule_power", "step")],
+              ARBGamma: [(dict(schedule_power=0.8), "schedule_power", "step")]}
+_OTHER_BAD = {   # estimators outside the engine
+    AlphaLogisticRegression: {"alpha": [0, "inf"], "C": [0, -1, np.nan, "1"], "penalty": ["l1"],
+                              "fit_intercept": ["no", 1], "solver": ["sgd"], "max_iter": [0, 2.5, True],
+                              "tol": [0, -1e-3, np.inf], "init": ["ones"], "proba_link": ["probit"],
+                              "random_state": [-1]},
+    MeanClassifier: {"kernel": [3, None], "bandwidth": [0, -1, np.nan, "1"], "variant": ["median"],
+                     "normalize": ["no", 1], "tie": ["half"], "kernel_params": [[1, 2]]},
+    HerdedMeanClassifier: {"eps": [0, -0.1, np.nan, "0.05"], "method": ["greedy", None], "normalize": ["yes"],
+                           "random_state": [-2], "group_size": [0], "max_points": [0, 2.5], "tie": [0]},
+}
+_OTHER_INERT = {AlphaLogisticRegression: [(dict(lr=0.5), "lr", "solver")],
+                MeanClassifier: [(dict(kernel="linear", bandwidth=2.0), "bandwidth", "kernel"),
+                                 (dict(degree=2), "degree", "kernel"), (dict(rate_pos=0.1, rate_neg=0.1), "rate_pos", "variant")],
+                HerdedMeanClassifier: [(dict(group_size=50), "group_size", "method"),
+                                       (dict(method="parallel", max_points=5), "max_points", "method")]}
+
+
+def _bad_cases():
+    for cls, own in _OWN_BAD.items():
+        params = cls().get_params()
+        for name, values in {**_ENGINE_BAD, **own}.items():
+            if name in params:
+                for v in values: yield cls, {name: v}, (name,)
+        for name, values in _TREE_BAD.items():
+            for v in values: yield cls, {"base_learner": "tree", name: v}, (name,)
+        for name, v in _INERT: yield cls, {name: v}, (name, "base_learner")
+        for kw, name, gov in _OWN_INERT.get(cls, []): yield cls, kw, (name, gov)
+    for cls, own in _OTHER_BAD.items():
+        for name, values in own.items():
+            for v in values: yield cls, {name: v}, (name,)
+        for kw, name, gov in _OTHER_INERT.get(cls, []): yield cls, kw, (name, gov)
+
+
+BAD_CASES = list(_bad_cases())
+
+
+def test_bad_input_case_count_by_estimator():
+    "The report's numbers: bad-input cases per estimator (each is one `fit` that must raise)."
+    counts = pd.Series([c.__name__ for c, _, _ in BAD_CASES]).value_counts()
+    print(counts.to_string())
+    assert len(counts) == 13 and counts.min() >= 10
+
+
+@pytest.mark.parametrize("cls,kw,names", BAD_CASES, ids=[f"{c.__name__}-{k}" for c, k, _ in BAD_CASES])
+def test_declared_parameters_refuse_bad_values(cls, kw, names):
+    X, y = np.array([[0.0], [1.0], [2.0], [3.0]]), np.array([0, 0, 1, 1])
+    with pytest.raises((ValueError, TypeError)) as err:
+        cls(**kw).fit(X, y)
+    msg = str(err.value)
+    for name in names:
+        assert name in msg, (kw, msg)

@@ -19,6 +19,8 @@ from robust_ref.datasets import make_long_servedio
 
 
 def _estimators():
+    yield BrownBoostClassifier()                                        # the defaults are checked too
+    yield RobustBoostClassifier()
     yield BrownBoostClassifier(n_estimators=6)
     yield RobustBoostClassifier(n_estimators=6)
     yield RobustBoostClassifier(error_goal=0.2, n_estimators=4, base_learner="tree", max_depth=2, random_state=0)
@@ -142,12 +144,17 @@ def test_determinism_pickle_clone(data):
     assert clone(a).get_params() == a.get_params()
 
 
+E, C = r"'error_goal' parameter must be a real number in \(0, 0.5\)", r"'c' parameter must be a real number in \(0, inf\)"
+
+
 @pytest.mark.parametrize("est,match", [
-    (RobustBoostClassifier(error_goal=0.5), "error goal"), (RobustBoostClassifier(error_goal=0), "error goal"),
-    (RobustBoostClassifier(error_goal=-0.1), "error goal"), (RobustBoostClassifier(error_goal=np.nan), "finite"),
-    (RobustBoostClassifier(sigma=0), "spread"), (RobustBoostClassifier(theta=1.0), "maximal margin"),
-    (BrownBoostClassifier(c=0), "time budget"), (BrownBoostClassifier(c=-1), "time budget"),
-    (BrownBoostClassifier(c=np.inf), "finite"), (BrownBoostClassifier(n_estimators=0), "n_estimators")])
+    (RobustBoostClassifier(error_goal=0.5), E), (RobustBoostClassifier(error_goal=0), E),
+    (RobustBoostClassifier(error_goal=-0.1), E), (RobustBoostClassifier(error_goal=np.nan), E),
+    (RobustBoostClassifier(sigma=0), r"'sigma' parameter must be a real number in \(0, inf\)"),
+    (RobustBoostClassifier(theta=1.0), r"'theta' parameter must be a real number in \[0, 1\)"),
+    (BrownBoostClassifier(c=0), C), (BrownBoostClassifier(c=-1), C), (BrownBoostClassifier(c=np.inf), C),
+    (BrownBoostClassifier(n_estimators=0), "n_estimators"), (BrownBoostClassifier(max_depth=3), "unless base_learner"),
+    (RobustBoostClassifier(criterion="bogus"), "'criterion' parameter")])
 def test_bad_parameters(est, match, data):
     X, y = data
     with pytest.raises(ValueError, match=match): est.fit(X, y)

@@ -216,3 +216,19 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="base_learner"): make_weak_learner("forest")
     with pytest.raises(ValueError, match=r"\[-1, 1\]"): check_rule_values([0.0, 1.5])
     with pytest.raises(ValueError, match="NaN"): check_rule_values([0.0, np.nan])
+
+
+def test_real_stump_pure_splits_are_exact_ties():
+    """Two splits that both give pure leaves have Z exactly 0 (not √(rounding residue) ≈ 1e-7): a tie, so the lowest
+    feature wins. Found by search: with the old W₋ = W − W₊ this data gave Z = 3.5e-7 vs 2.5e-7 and picked feature 1."""
+    X = np.column_stack([np.arange(8.0), [3.0, 1.0, 0.0, 2.0, 6.0, 5.0, 4.0, 7.0]])
+    y = np.r_[-np.ones(4), np.ones(4)]
+    w = np.array([22.586942841732437, 0.01245547058352835, 0.02883307570075776, 0.05861230648127328,
+                  5.540905021732678, 8.097107759127777, 0.5604759520061858, 2.884212144312105])
+    s = StumpSearch(X)
+    rule = s.best_real_stump(w, y)
+    assert rule.feature == 0 and rule.threshold == 3.5                  # both features split 4|4 perfectly: a tie
+    P, Pt = s._left_and_total(np.where(y > 0, w, 0.0)); N, Nt = s._left_and_total(np.where(y > 0, 0.0, w))
+    Z = np.sqrt(P * N) + np.sqrt((Pt - P) * (Nt - N))
+    assert Z[0, 3] == 0.0 and Z[1, 3] == 0.0                             # exactly
+    assert rule.left_value < 0 < rule.right_value

@@ -437,7 +437,7 @@ def test_weight_is_minus_d1_and_log_weight():
 
 # ------------------------------------------------------------------------------------------------ bad inputs
 
-@pytest.mark.parametrize("alpha,match", [(0, "(0, inf]"), (-2, "(0, inf]"), ("inf", "np.inf"), (np.nan, "finite"),
+@pytest.mark.parametrize("alpha,match", [(0, "(0, inf]"), (-2, "(0, inf]"), ("inf", "np.inf"), (np.nan, "(0, inf]"),
                                          (True, "real number"), (None, "real number"), (-np.inf, "(0, inf]")])
 def test_alpha_loss_rejects_bad_alpha(alpha, match):
     with pytest.raises(ValueError, match=match.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[").replace("]", r"\]")):
@@ -495,3 +495,22 @@ def test_sample_weights_errors():
     with pytest.raises(ValueError, match="negative"): SquaredLoss().sample_weights([0.0, 2.0])
     with pytest.raises(ValueError, match="negative"): SquaredLoss().log_weight([0.0, 2.0])
     with pytest.raises(ValueError, match="every weight"): HingeLoss().sample_weights([2.0, 3.0])
+
+
+def test_gamma_robust_is_finite_up_to_gamma_max_and_refuses_beyond():
+    "c·a·γ = 2^γ·γ overflowed at γ = 1023 (d1(0) = −inf) and 2^γ raised a bare OverflowError at γ ≥ 1024."
+    for g in (1023.0 if L.GAMMA_MAX >= 1023 else L.GAMMA_MAX, L.GAMMA_MAX, 2.0):
+        loss = GammaRobustLoss(gamma=g)
+        # φ(0) = 2^γ 2^{−γ} = 1, φ'(0) = −γ/2 (σ(0)σ(0)^γ 2^γ γ), φ''(0) = −γ/2·(1 − (γ+1)/2) = γ(γ−1)/4
+        assert loss(0.0) == pytest.approx(1.0, rel=1e-12)
+        assert loss.d1(0.0) == pytest.approx(-g / 2, rel=1e-12)
+        assert loss.d2(0.0) == pytest.approx(g * (g - 1) / 4, rel=1e-12)
+        v = np.array([-1e6, -30.0, 0.0, 30.0, 1e6])
+        for f in (loss.value, loss.d1, loss.d2, loss.log_weight):
+            with np.errstate(over="raise", invalid="raise", divide="raise"):   # underflow to 0 is fine
+                f(v)
+        assert np.all(np.isfinite(loss(v))) and np.all(np.isfinite(loss.d1(v))) and np.all(np.isfinite(loss.d2(v)))
+    assert GammaRobustLoss(gamma=1000.0)(-1e6) == pytest.approx(2.0 ** 1000, rel=1e-12)   # sup φ = 2^γ
+    for g in (1024.0, 5000.0):
+        with pytest.raises(ValueError, match=r"gamma must be in \(1, 1000\]; got gamma=" + str(g)):
+            GammaRobustLoss(gamma=g)

@@ -437,3 +437,26 @@ def test_bad_herding_and_loss_input():
     with pytest.raises(ValueError, match="rate"): long_servedio_solution("mean", 0.5)
     with pytest.raises(ValueError, match="flip probability"): noisy_masses(np.ones(2), np.ones(2), 1.5)
     with pytest.raises(TypeError, match="kernel_params"): make_kernel("laplacian", kernel_params=[1])
+
+
+@pytest.mark.parametrize("cls", [MeanClassifier, HerdedMeanClassifier])
+def test_extreme_feature_scales_give_finite_scores_or_a_clear_error(cls):
+    "At features × 1e300 the Gaussian kernel's ‖x‖² overflowed (inf − inf = NaN scores): now finite; linear: an error."
+    X, y = _data(40, 3)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # no overflow/invalid RuntimeWarning
+        for sc in (1e300, 1e-300, 1e150):
+            clf = cls(kernel="gaussian").fit(X * sc, y)
+            assert np.all(np.isfinite(clf.decision_function(X * sc)))
+    with pytest.raises(ValueError, match=r"linear kernel overflows float64 on X.*rescale X"):
+        cls(kernel="linear").fit(X * 1e300, y)
+    clf = cls(kernel="linear").fit(X * 1e150, y)          # ‖x‖² ~ 1e300 fits; x·ω at × 1e160 is ~1e310
+    with pytest.raises(ValueError, match=r"scores overflow float64 .*rescale X"):
+        clf.decision_function(X * 1e160)
+    # the scaled distance formula agrees with the direct one where both are representable
+    from robust_ref.mean_classifier import _sq_dists
+    Z = X[:5] * 1e150                                        # s²·d = 3e300 > 1e300: the scaled path
+    direct = ((Z[:, None, :] / 1e150 - Z[None, :, :] / 1e150) ** 2).sum(-1) * 1e150 * 1e150
+    off = ~np.eye(5, dtype=bool)                              # the diagonal is rounding-level in both formulas
+    assert np.allclose(_sq_dists(Z, Z)[off], direct[off], rtol=1e-9) and np.all(np.isfinite(_sq_dists(Z, Z)))
