@@ -223,7 +223,7 @@ def _constraint(c):
     raise TypeError(f"a parameter constraint must be an Interval, Options, HasMethods, a type, None, callable or "
                     f"one of {sorted(_SPECIAL)}; got {c!r}.")
 
-# %% ../nbs/00_core.ipynb #2ce4f82d
+# %% ../nbs/00_core.ipynb #e17e50fd
 def _defaults(cls) -> dict:
     "The defaults of `cls.__init__`'s parameters."
     import inspect
@@ -241,7 +241,8 @@ def _takes_effect(value, where) -> bool:
     except TypeError: return False
 
 def _hint(value, alternatives) -> str:
-    if isinstance(value, type) and any(isinstance(a, HasMethods) for a in alternatives):
+    if isinstance(value, type) and any(isinstance(a, HasMethods) and all(callable(getattr(value, m, None)) for m in a.methods)
+                                       for a in alternatives):   # the class would do, were it an instance
         return f" Pass an instance, e.g. {value.__name__}(), not the class."
     if isinstance(value, str) and any(a is _SPECIAL["boolean"] for a in alternatives):
         return " A string is not a bool (even 'no' or 'False' is truthy): write True or False."

@@ -197,3 +197,11 @@ def test_mixed_label_types_are_named(y):
 
 def test_base_class_fit_names_what_to_implement():
     with pytest.raises(NotImplementedError, match="implement _fit"): BinaryClassifier().fit(np.zeros((4, 1)), [0, 1, 0, 1])
+
+
+def test_class_hint_only_when_an_instance_would_do():
+    class NeedsPrepare(_Declared):
+        _parameter_constraints = {**_Declared._parameter_constraints, "mode": [Options({"a"}), HasMethods("prepare")]}
+    with pytest.raises(InvalidParameterError) as e:
+        validate_params(NeedsPrepare(mode=DecisionTreeClassifier))
+    assert "not the class" not in str(e.value) and "prepare" in str(e.value)
