@@ -198,7 +198,7 @@ def mean_coefficients(y,                  # labels in {−1, +1} (the noisy labe
         return p * c * y
     raise ValueError(f"variant must be 'plain', 'balanced' or 'corrected'; got {variant!r}.")
 
-# %% ../nbs/40_mean_classifier.ipynb #a873cbb9
+# %% ../nbs/40_mean_classifier.ipynb #5da66977
 def _check_representable(kernel: Kernel, X: np.ndarray):
     "Raise if K(x, x) overflows float64 for a training row (linear/polynomial kernels at |x| ~ 1e154 and beyond)."
     with np.errstate(over="ignore", invalid="ignore"):
@@ -220,6 +220,11 @@ _RATE = Interval("real", 0, 1, closed="left")   # a flip probability
 
 class MeanClassifier(BinaryClassifier):
     """The mean (unhinged-loss) kernel classifier f(x) = Σ_i c_i K(x_i, x): plain, balanced or noise-corrected.
+
+    Scale the features first. The decision function is an inner product with the difference of the class means
+    (in feature space), so it is not scale invariant: features on large scales dominate it. Standardise them, e.g.
+    `make_pipeline(StandardScaler(), MeanClassifier())` (the experiment registry's `mean_classifier` does this); on
+    raw `diabetes` features it scores 0.635, below the majority rate 0.651, and 0.75 standardised.
 
     Attributes
     ----------
