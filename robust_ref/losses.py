@@ -17,13 +17,13 @@ from scipy.special import expit, log_expit
 from .core import Interval, InvalidParameterError
 
 # %% auto #0
-__all__ = ['FINITE', 'GAMMA_MAX', 'LOSSES', 'check_real', 'normalised_exp', 'MarginLoss', 'ExponentialLoss', 'LogisticLoss',
-           'HingeLoss', 'SquaredLoss', 'SquaredHingeLoss', 'UnhingedLoss', 'RampLoss', 'TruncatedHingeLoss',
-           'ZeroOneLoss', 'SigmoidLoss', 'SavageLoss', 'GammaRobustLoss', 'TwoRobustLoss', 'AlphaLoss',
-           'TruncatedExponentialLoss', 'NELoss', 'get_loss', 'conditional_risk', 'conditional_minimizer',
+__all__ = ['FINITE', 'ALPHA_RANGE', 'GAMMA_MAX', 'LOSSES', 'check_real', 'normalised_exp', 'MarginLoss', 'ExponentialLoss',
+           'LogisticLoss', 'HingeLoss', 'SquaredLoss', 'SquaredHingeLoss', 'UnhingedLoss', 'RampLoss',
+           'TruncatedHingeLoss', 'ZeroOneLoss', 'SigmoidLoss', 'SavageLoss', 'GammaRobustLoss', 'TwoRobustLoss',
+           'AlphaLoss', 'TruncatedExponentialLoss', 'NELoss', 'get_loss', 'conditional_risk', 'conditional_minimizer',
            'min_conditional_risk', 'wrong_side_risk', 'psi_transform', 'surrogate_regret_bound', 'verify_properties']
 
-# %% ../nbs/01_losses.ipynb #8af6311a
+# %% ../nbs/01_losses.ipynb #4b0fb7db
 def _as_margin(v) -> np.ndarray:
     "`v` as a float64 array of finite margins; TypeError for non-numeric, ValueError for NaN/inf."
     a = np.asarray(v)
@@ -42,6 +42,7 @@ def _out(a: np.ndarray):
     return a[()] if a.ndim == 0 else a
 
 FINITE = Interval("real", None, None)   # any finite real number (NaN, ±inf, bools and strings are not in it)
+ALPHA_RANGE = Interval("real", 2.2250738585072014e-308, math.inf)  # α ∈ (0, ∞]: from the smallest normal float, where 1/α is still finite
 
 def check_real(name: str, # the parameter's name, for the message
                x,         # the value
@@ -396,14 +397,14 @@ class TwoRobustLoss(_SigmoidPower):
     def _abc(self): return 1.0, 2.0, 4.0
     def _psi(self, theta): return theta**2
 
-# %% ../nbs/01_losses.ipynb #92fcda96
+# %% ../nbs/01_losses.ipynb #5f32c202
 @dataclass(frozen=True, repr=False)
 class AlphaLoss(MarginLoss):
     "Margin α-loss (1 − σ(v)^{1−1/α})·α/(α−1), α ∈ (0, ∞]: α=1/2 exponential, α=1 logistic, α=∞ (np.inf) sigmoid."
     alpha: float = 2.0  # α ∈ (0, ∞]; pass np.inf (a float) for the sigmoid limit
     name: ClassVar[str] = "alpha"
     def __post_init__(self):
-        a = check_real("alpha", self.alpha, Interval("real", 0, math.inf, closed="right"),
+        a = check_real("alpha", self.alpha, ALPHA_RANGE,
                        "(α=1/2 is the exponential loss, α=1 the logistic loss, α=np.inf the sigmoid loss.)")
         object.__setattr__(self, "alpha", a)
     @property

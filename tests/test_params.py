@@ -139,6 +139,24 @@ def test_invalid_values_are_refused_naming_the_parameter(cls):
     assert n_cases > 0 or not _init_params(cls)
 
 
+def _concrete_values(alts) -> list:
+    "A few concrete values inside the declared alternatives (options, numbers inside intervals, bools)."
+    out = []
+    for a in alts:
+        if isinstance(a, Options): out += sorted(a.options)
+        elif isinstance(a, Interval):
+            lo = a.left if a.left is not None else -1
+            for v in ([lo + 1, lo + 2, lo + 3] if a.kind == "int" else [lo + 0.25, lo + 0.5, lo + 1.5]):
+                if v in a: out.append(v)
+        elif a is _SPECIAL["boolean"]: out += [True, False]
+        elif str(a) == "None": out.append(None)
+    return out
+
+
+_GOVERNOR_GUESSES = ["linear", "polynomial", "poly", "gaussian", "rbf", "stump", "tree", "plain", "corrected",
+                     "gradient", "newton", "schedule", "line_search", "exact", "lbfgs", "gd", "dense", "dual", "primal"]
+
+
 @pytest.mark.parametrize("cls", [c for c in CLASSES if getattr(c, "_parameter_inert", None)],
                          ids=[c.__name__ for c in CLASSES if getattr(c, "_parameter_inert", None)])
 def test_inert_parameters_are_named(cls):
@@ -146,13 +164,14 @@ def test_inert_parameters_are_named(cls):
     X, y = _data()
     defaults = _defaults(cls)
     for name, (gov, where) in cls._parameter_inert.items():
-        gov_values = [v for a in _alternatives(cls, gov) if isinstance(a, Options) for v in sorted(a.options)]
-        off = [v for v in gov_values if not (where(v) if callable(where) else v in where)]
-        candidates = [2, 3, 0.5, True, False, "gini", {"time_limit": 10.0}]
-        setting = next((v for v in candidates if _accepted(v, _alternatives(cls, name)) and v != defaults.get(name)), None)
-        assert setting is not None and off, f"{cls.__name__}: cannot build an inert case for {name}"
+        gov_alts = _alternatives(cls, gov)
+        takes = (lambda v: bool(where(v))) if callable(where) else (lambda v: v in where)
+        off = [v for v in _concrete_values(gov_alts) + _GOVERNOR_GUESSES if _accepted(v, gov_alts) and not takes(v)]
+        setting = [v for v in _concrete_values(_alternatives(cls, name)) + [2, 0.5, {"time_limit": 10.0}]
+                   if _accepted(v, _alternatives(cls, name)) and not (v is None or v == defaults.get(name))]
+        assert off and setting, f"{cls.__name__}: cannot build an inert case for {name} (off={off}, setting={setting})"
         with pytest.raises(ValueError, match=f"{name}.*no effect.*{gov}"):
-            _quiet_fit(cls(**{gov: off[0], name: setting}), X, y)
+            _quiet_fit(cls(**{gov: off[0], name: setting[0]}), X, y)
 
 
 def _valid_params(cls):
