@@ -128,7 +128,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #74b3fbc8
+# %% ../nbs/03b_tree_builder.ipynb #4b4a59b0
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -174,10 +174,15 @@ def _search(X, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, key
         f = sel[s]
         for k in range(K): L[k] = 0.0; run[k] = 0.0
         fg, fj, fnan = -np.inf, 0, False
+        nxt = order[f, a]
+        vnext = X[nxt, f]
         for p in range(a, b):
-            row = order[f, p]
+            row, v = nxt, vnext
             run[codes[row]] += w[row]
-            if p + 1 < b and X[order[f, p + 1], f] == X[row, f]: continue   # a threshold falls after a run only
+            if p + 1 < b:
+                nxt = order[f, p + 1]
+                vnext = X[nxt, f]
+                if vnext == v: continue                            # a threshold falls after a run only
             for k in range(K): L[k] += run[k]; run[k] = 0.0
             jl = p - a
             if jl + 1 < msl or n_node - jl - 1 < msl: continue

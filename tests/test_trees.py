@@ -286,27 +286,32 @@ Y3 = np.arange(40) % 3
 
 @pytest.mark.parametrize("est, match", [
     (RobustTreeClassifier("gimi"), "valid criteria: ane, credal, entropy, gce, gini, misclassification, ne, ranking, sqrt_gini, twoing"),
-    (RobustTreeClassifier("ne", lam=1.2), r"lam=1.2 is outside its range \[0, 1\]"),
-    (RobustTreeClassifier("ne", lam=-0.1), "lam=-0.1"),
-    (RobustTreeClassifier("gce", q=-0.5), "q=-0.5"),
-    (RobustTreeClassifier("gce", q=np.inf), "q must be a finite"),
-    (RobustTreeClassifier("credal", s=0), "s=0.0"),
+    (RobustTreeClassifier("ne", lam=1.2), r"'lam' parameter must be a real number in \[0, 1\]; got 1.2"),
+    (RobustTreeClassifier("gini", lam=-0.1), r"'lam' parameter .* got -0.1"),
+    (RobustTreeClassifier("gce", q=-0.5), r"'q' parameter must be a real number in \[0, inf\); got -0.5"),
+    (RobustTreeClassifier("gce", q=np.inf), r"'q' parameter .* got inf"),
+    (RobustTreeClassifier("credal", s=0), r"'s' parameter must be a real number in \(0, inf\); got 0"),
     (RobustTreeClassifier("ranking"), "binary problems only"),
     (RobustTreeClassifier(get_loss("logistic")), "binary problems only"),
-    (RobustTreeClassifier(min_samples_leaf=0), "min_samples_leaf"),
-    (RobustTreeClassifier(min_samples_leaf=0.7), "fraction"),
-    (RobustTreeClassifier(max_depth=0), "max_depth"),
-    (RobustTreeClassifier(max_leaf_nodes=1), "max_leaf_nodes"),
-    (RobustTreeClassifier(max_features="half"), "max_features"),
-    (RobustTreeClassifier(max_features=7), "max_features"),
-    (RobustTreeClassifier(ane_grid=(0.5, 2.0)), "ane_grid"),
+    (RobustTreeClassifier(3), "'criterion' parameter must be a str or a MarginLoss; got 3"),
+    (RobustTreeClassifier(min_samples_leaf=0), r"'min_samples_leaf' parameter must be an int in \[1, inf\) or a real number in \(0, 0.5\]; got 0\."),
+    (RobustTreeClassifier(min_samples_leaf=0.7), r"'min_samples_leaf' .* got 0.7"),
+    (RobustTreeClassifier(max_depth=0), r"'max_depth' parameter must be an int in \[1, inf\) or None; got 0"),
+    (RobustTreeClassifier(max_depth=2.5), r"'max_depth' .* got 2.5"),
+    (RobustTreeClassifier(max_leaf_nodes=1), r"'max_leaf_nodes' parameter must be an int in \[2, inf\) or None; got 1"),
+    (RobustTreeClassifier(max_features="half"), r"'max_features' .* got 'half'"),
+    (RobustTreeClassifier(max_features=7), r"max_features=7 must lie in \[1, n_features=3\]"),
+    (RobustTreeClassifier(ane_grid=(0.5, 2.0)), r"lam \(in ane_grid\)=2.0: it must be a real number in \[0, 1\]"),
     (RobustTreeClassifier(ane_grid=()), "ane_grid is empty"),
-    (RobustTreeClassifier(ane_val_size=1.0), "ane_val_size"),
-    (RobustForestClassifier(n_estimators=0), "n_estimators"),
-    (RobustForestClassifier(bootstrap="yes"), "bootstrap"),
+    (RobustTreeClassifier(ane_grid="0.5"), "'ane_grid' parameter must be a tuple or a list or a ndarray"),
+    (RobustTreeClassifier(ane_val_size=1.0), r"'ane_val_size' parameter must be a real number in \(0, 1\); got 1.0"),
+    (RobustTreeClassifier(random_state=-1), "'random_state' parameter"),
+    (RobustForestClassifier(n_estimators=0), r"'n_estimators' parameter must be an int in \[1, inf\); got 0"),
+    (RobustForestClassifier(n_jobs=0), "'n_jobs' parameter"),
+    (RobustForestClassifier(bootstrap="yes"), "'bootstrap' parameter must be a bool .* got 'yes'"),
 ])
 def test_bad_parameters(est, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=match):                       # (InvalidParameterError is also a TypeError)
         est.fit(X0, Y3)
 
 
