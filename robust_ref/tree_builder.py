@@ -128,7 +128,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #4b4a59b0
+# %% ../nbs/03b_tree_builder.ipynb #97a20123
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -153,13 +153,13 @@ def _init_node(ni, nf, i, start, end, depth, K):
     for k in range(K): nf[i, _T0 + k] = 0.0
 
 @njit(cache=True, nogil=True)
-def _search(X, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
+def _search(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
     "Best split of the node [a, b): (gain, feature, rows going left, threshold); gain −inf when there is none."
-    d = X.shape[1]
+    d = Xt.shape[0]
     for f in range(d): keys[f] = rng.random()                      # random tie-break order (drawn for every node)
     nsel = 0
     for f in range(d):
-        if X[order[f, a], f] < X[order[f, b - 1], f]:
+        if Xt[f, order[f, a]] < Xt[f, order[f, b - 1]]:
             sel[nsel] = f; nsel += 1
     if mf < d and nsel > mf:                                       # max_features: the varying features of smallest key
         idx = np.argsort(keys[sel[:nsel]], kind="mergesort")
@@ -175,13 +175,13 @@ def _search(X, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, key
         for k in range(K): L[k] = 0.0; run[k] = 0.0
         fg, fj, fnan = -np.inf, 0, False
         nxt = order[f, a]
-        vnext = X[nxt, f]
+        vnext = Xt[f, nxt]
         for p in range(a, b):
             row, v = nxt, vnext
             run[codes[row]] += w[row]
             if p + 1 < b:
                 nxt = order[f, p + 1]
-                vnext = X[nxt, f]
+                vnext = Xt[f, nxt]
                 if vnext == v: continue                            # a threshold falls after a run only
             for k in range(K): L[k] += run[k]; run[k] = 0.0
             jl = p - a
@@ -194,7 +194,7 @@ def _search(X, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, key
         if (best_nan and not fnan) or (fnan == best_nan and (fg > best_g or (fg == best_g and keys[f] < best_key))):
             best_g, best_key, best_nan, best_f, best_j = fg, keys[f], fnan, f, fj
     if nsel == 0 or best_nan or best_g == -np.inf: return -np.inf, 0, 0, 0.0
-    va, vb = X[order[best_f, a + best_j], best_f], X[order[best_f, a + best_j + 1], best_f]
+    va, vb = Xt[best_f, order[best_f, a + best_j]], Xt[best_f, order[best_f, a + best_j + 1]]
     thr = va / 2 + vb / 2                                          # midpoint, computed as scikit-learn does
     if thr == vb or not np.isfinite(thr): thr = va
     return best_g, best_f, best_j + 1, thr
@@ -222,7 +222,7 @@ def _counts(order, codes, w, nf, i, a, b):
         nf[i, _T0 + codes[r]] += w[r]
 
 @njit(cache=True, nogil=True)
-def _evaluate(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
+def _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
     "Best split of node i into its s_* columns, if the node may split and the gain beats round-off."
     a, b = ni[i, _START], ni[i, _END]
     T = nf[i, _T0:_T0 + K]
@@ -230,7 +230,7 @@ def _evaluate(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng,
     for k in range(K):
         if T[k] > 0: npos += 1
     if b - a < 2 * msl or npos <= 1 or ni[i, _DEPTH] >= max_depth: return
-    g, f, nl, thr = _search(X, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf)
+    g, f, nl, thr = _search(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf)
     if g > _RTOL * _sum(T):
         nf[i, _SGAIN], ni[i, _SFEAT], ni[i, _SNL], nf[i, _STHR] = g, f, nl, thr
 
@@ -250,16 +250,16 @@ def _split(order, codes, w, K, ni, nf, i, n_nodes, is_left, tmp):
     return ni, nf
 
 @njit(cache=True, nogil=True)
-def _grow_compiled(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, max_leaf_nodes, rng):
+def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, max_leaf_nodes, rng):
     "Grow a tree on the rows of `order` (presorted, every row of positive weight): level by level, or best-first."
     d, m = order.shape
     ni = np.empty((64, 8), dtype=np.int64)
     nf = np.empty((64, _T0 + K))
     keys, sel = np.empty(d), np.empty(d, dtype=np.int64)
     L, R, run, buf = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
-    is_left, tmp = np.zeros(X.shape[0], dtype=np.bool_), np.empty(m, dtype=order.dtype)
+    is_left, tmp = np.zeros(Xt.shape[1], dtype=np.bool_), np.empty(m, dtype=order.dtype)
     _init_node(ni, nf, 0, 0, m, 0, K)
-    for r in range(X.shape[0]):                                  # root counts in row order
+    for r in range(Xt.shape[1]):                                 # root counts in row order
         if w[r] > 0: nf[0, _T0 + codes[r]] += w[r]
     n_nodes = 1
     if max_leaf_nodes < 0:                                       # level by level
@@ -267,7 +267,7 @@ def _grow_compiled(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth,
         while front.shape[0] > 0:
             nsplit = 0
             for i in front:
-                _evaluate(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf)
+                _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf)
                 if nf[i, _SGAIN] > -np.inf: nsplit += 1
             nxt = np.empty(2 * nsplit, dtype=np.int64)
             j = 0
@@ -278,7 +278,7 @@ def _grow_compiled(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth,
                     n_nodes += 2; j += 2
             front = nxt
     else:                                                        # best-first: always split the leaf of largest gain
-        _evaluate(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, keys, sel, L, R, run, buf)
+        _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, keys, sel, L, R, run, buf)
         cand = np.empty(max_leaf_nodes + 1, dtype=np.int64)
         nc = 0
         if nf[0, _SGAIN] > -np.inf: cand[0] = 0; nc = 1
@@ -293,14 +293,14 @@ def _grow_compiled(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth,
             ni, nf = _split(order, codes, w, K, ni, nf, i, n_nodes, is_left, tmp)
             n_leaves += 1
             for kid in (n_nodes, n_nodes + 1):
-                _evaluate(X, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, keys, sel, L, R, run, buf)
+                _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, keys, sel, L, R, run, buf)
                 if nf[kid, _SGAIN] > -np.inf: cand[nc] = kid; nc += 1
             n_nodes += 2
     imp = np.empty(n_nodes)
     for i in range(n_nodes): imp[i] = _node_impurity(code, nf[i, _T0:_T0 + K], par, tp, ti, buf)
     return ni[:n_nodes].copy(), nf[:n_nodes].copy(), imp
 
-# %% ../nbs/03b_tree_builder.ipynb #062bec87
+# %% ../nbs/03b_tree_builder.ipynb #185a4d63
 @njit(cache=True, nogil=True)
 def _apply(X, left, right, feature, threshold):
     out = np.empty(X.shape[0], dtype=np.int64)
@@ -334,7 +334,7 @@ class Tree:
 
     def apply(self, X) -> np.ndarray:
         "Leaf id of every row of X (a float64 array validated by the caller)."
-        return _apply(np.asarray(X, dtype=np.float64), self.children_left, self.children_right, self.feature, self.threshold)
+        return _apply(np.ascontiguousarray(X, dtype=np.float64), self.children_left, self.children_right, self.feature, self.threshold)
 
     def feature_importances(self, n_features: int) -> np.ndarray:
         "Total gain per feature, normalised to sum 1 (zeros for a single-leaf tree)."
@@ -343,12 +343,12 @@ class Tree:
         tot = imp.sum()
         return imp / tot if tot > 0 else imp
 
-# %% ../nbs/03b_tree_builder.ipynb #96a0ea86
-def presort(X) -> np.ndarray:
-    "Rows of X sorted by every feature (stable: equal values keep row order), shape (n_features, n_samples), int32."
-    X = np.asarray(X)
-    order = np.empty((X.shape[1], X.shape[0]), dtype=np.int32 if X.shape[0] < 2**31 else np.int64)
-    for f in range(X.shape[1]): order[f] = np.argsort(X[:, f], kind="stable")
+# %% ../nbs/03b_tree_builder.ipynb #aadc580a
+def presort(Xt) -> np.ndarray:
+    "Rows sorted by every feature of the (n_features, n_samples) array Xt = X.T (stable: ties keep row order), int32."
+    Xt = np.asarray(Xt)
+    order = np.empty(Xt.shape, dtype=np.int32 if Xt.shape[1] < 2**31 else np.int64)
+    for f in range(Xt.shape[0]): order[f] = np.argsort(Xt[f], kind="stable")
     return order
 
 @njit(cache=True, nogil=True)
@@ -376,20 +376,21 @@ class TreeBuilder:
                  *, param: float = 0.0,            # the criterion's parameter: NE's λ, GCE's q or credal's s
                  table=None,                       # ('table' only) (p grid, I(p) values) of a binary impurity
                  max_depth: int | None = None, min_samples_leaf: int = 1, max_features: int | None = None,
-                 max_leaf_nodes: int | None = None, order=None):  # `order`: presort(X), if already computed
+                 max_leaf_nodes: int | None = None, order=None):
         if criterion not in CRITERION_CODES:
             raise ValueError(f"criterion must be one of {sorted(CRITERION_CODES)}; got {criterion!r}.")
-        self.X = np.ascontiguousarray(X, dtype=np.float64)
-        if self.X.ndim != 2: raise ValueError(f"X must be 2-D; got shape {self.X.shape}.")
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2: raise ValueError(f"X must be 2-D; got shape {X.shape}.")
+        self.Xt = np.ascontiguousarray(X.T)               # feature-major; no copy when X is Fortran-ordered (pandas)
         self.code, self.param = CRITERION_CODES[criterion], float(param)
         if self.code == TABLE and table is None: raise ValueError("criterion='table' needs table=(p_grid, I_values).")
         self.tp, self.ti = ((np.ascontiguousarray(table[0], dtype=np.float64), np.ascontiguousarray(table[1], dtype=np.float64))
                             if table is not None else (_EMPTY, _EMPTY))
         self.max_depth = 2**62 if max_depth is None else int(max_depth)
         self.msl = int(min_samples_leaf)
-        self.mf = self.X.shape[1] if max_features is None else int(max_features)
+        self.mf = self.Xt.shape[0] if max_features is None else int(max_features)
         self.max_leaf_nodes = -1 if max_leaf_nodes is None else int(max_leaf_nodes)
-        self.order = presort(self.X) if order is None else order
+        self.order = presort(self.Xt) if order is None else order   # `order`: presort(X.T), if already computed
 
     def grow(self, codes,                  # (n_samples,) class codes 0..K−1
              sample_weight=None,            # weights or integer bootstrap counts; rows of weight 0 are left out
@@ -400,7 +401,7 @@ class TreeBuilder:
              ) -> Tree:
         "Grow a tree on class codes with sample weights from the builder's presorting."
         codes = np.ascontiguousarray(codes, dtype=np.int64)
-        n = self.X.shape[0]
+        n = self.Xt.shape[1]
         if codes.shape != (n,): raise ValueError(f"codes must have shape ({n},); got {codes.shape}.")
         K = int(codes.max()) + 1 if n_classes is None else int(n_classes)
         if sample_weight is None:
@@ -412,8 +413,8 @@ class TreeBuilder:
         if order is self.order and not inplace: order = order.copy()   # growth partitions its own copy of the sorting
         rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
         par = self.param if param is None else float(param)
-        ni, nf, imp = _grow_compiled(self.X, order, codes, w, K, self.code, par, self.tp, self.ti, self.msl,
-                                     min(self.mf, self.X.shape[1]), self.max_depth, self.max_leaf_nodes, rng)
+        ni, nf, imp = _grow_compiled(self.Xt, order, codes, w, K, self.code, par, self.tp, self.ti, self.msl,
+                                     min(self.mf, self.Xt.shape[0]), self.max_depth, self.max_leaf_nodes, rng)
         T = nf[:, _T0:]
         Wn = T.sum(axis=1)
         return Tree(children_left=ni[:, _LEFT].copy(), children_right=ni[:, _RIGHT].copy(),

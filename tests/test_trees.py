@@ -386,7 +386,7 @@ def test_tree_builder_reuse_bootstrap_counts_and_repeated_rows():
     y = (X[:, 0] + rng.normal(size=150) > 0).astype(int)
     b = TreeBuilder(X, "entropy")
     order0 = b.order.copy()
-    np.testing.assert_array_equal(order0, presort(X))
+    np.testing.assert_array_equal(order0, presort(X.T))
     counts = np.bincount(rng.integers(0, 150, 150), minlength=150)
     t1 = b.grow(y, counts.astype(float), 2, random_state=0)
     t2 = b.grow(y, counts.astype(float), 2, random_state=0)
