@@ -300,7 +300,7 @@ def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth
     for i in range(n_nodes): imp[i] = _node_impurity(code, nf[i, _T0:_T0 + K], par, tp, ti, buf)
     return ni[:n_nodes].copy(), nf[:n_nodes].copy(), imp
 
-# %% ../nbs/03b_tree_builder.ipynb #185a4d63
+# %% ../nbs/03b_tree_builder.ipynb #8ac0ba1e
 @njit(cache=True, nogil=True)
 def _apply(X, left, right, feature, threshold):
     out = np.empty(X.shape[0], dtype=np.int64)
@@ -334,7 +334,7 @@ class Tree:
 
     def apply(self, X) -> np.ndarray:
         "Leaf id of every row of X (a float64 array validated by the caller)."
-        return _apply(np.ascontiguousarray(X, dtype=np.float64), self.children_left, self.children_right, self.feature, self.threshold)
+        return _apply(_ro(np.ascontiguousarray(X, dtype=np.float64)), self.children_left, self.children_right, self.feature, self.threshold)
 
     def feature_importances(self, n_features: int) -> np.ndarray:
         "Total gain per feature, normalised to sum 1 (zeros for a single-leaf tree)."
@@ -343,7 +343,7 @@ class Tree:
         tot = imp.sum()
         return imp / tot if tot > 0 else imp
 
-# %% ../nbs/03b_tree_builder.ipynb #aadc580a
+# %% ../nbs/03b_tree_builder.ipynb #7980e9a2
 def presort(Xt) -> np.ndarray:
     "Rows sorted by every feature of the (n_features, n_samples) array Xt = X.T (stable: ties keep row order), int32."
     Xt = np.asarray(Xt)
@@ -365,7 +365,13 @@ def _keep_positive(order, w):
                 out[f, j] = order[f, p]; j += 1
     return out
 
-_EMPTY = np.zeros(1)
+def _ro(a) -> np.ndarray:
+    "A read-only view: the compiled functions then see one array type whether the caller's data is writable or not."
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+_EMPTY = _ro(np.zeros(1))
 
 class TreeBuilder:
     """Compiled exact tree builder bound to one feature matrix: X is sorted once per feature, and every `grow` call
@@ -381,10 +387,10 @@ class TreeBuilder:
             raise ValueError(f"criterion must be one of {sorted(CRITERION_CODES)}; got {criterion!r}.")
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2: raise ValueError(f"X must be 2-D; got shape {X.shape}.")
-        self.Xt = np.ascontiguousarray(X.T)               # feature-major; no copy when X is Fortran-ordered (pandas)
+        self.Xt = _ro(np.ascontiguousarray(X.T))          # feature-major; no copy when X is Fortran-ordered (pandas)
         self.code, self.param = CRITERION_CODES[criterion], float(param)
         if self.code == TABLE and table is None: raise ValueError("criterion='table' needs table=(p_grid, I_values).")
-        self.tp, self.ti = ((np.ascontiguousarray(table[0], dtype=np.float64), np.ascontiguousarray(table[1], dtype=np.float64))
+        self.tp, self.ti = ((_ro(np.ascontiguousarray(table[0], dtype=np.float64)), _ro(np.ascontiguousarray(table[1], dtype=np.float64)))
                             if table is not None else (_EMPTY, _EMPTY))
         self.max_depth = 2**62 if max_depth is None else int(max_depth)
         self.msl = int(min_samples_leaf)
@@ -400,14 +406,14 @@ class TreeBuilder:
              inplace: bool = False,         # let this growth partition the builder's own sorting (no copy; last use)
              ) -> Tree:
         "Grow a tree on class codes with sample weights from the builder's presorting."
-        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        codes = _ro(np.ascontiguousarray(codes, dtype=np.int64))
         n = self.Xt.shape[1]
         if codes.shape != (n,): raise ValueError(f"codes must have shape ({n},); got {codes.shape}.")
         K = int(codes.max()) + 1 if n_classes is None else int(n_classes)
         if sample_weight is None:
-            w, order = np.ones(n), self.order
+            w, order = _ro(np.ones(n)), self.order
         else:
-            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            w = _ro(np.ascontiguousarray(sample_weight, dtype=np.float64))
             if w.shape != (n,): raise ValueError(f"sample_weight must have shape ({n},); got {w.shape}.")
             order = self.order if np.all(w > 0) else _keep_positive(self.order, w)
         if order is self.order and not inplace: order = order.copy()   # growth partitions its own copy of the sorting
