@@ -128,7 +128,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #97a20123
+# %% ../nbs/03b_tree_builder.ipynb #5281e41f
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -153,13 +153,13 @@ def _init_node(ni, nf, i, start, end, depth, K):
     for k in range(K): nf[i, _T0 + k] = 0.0
 
 @njit(cache=True, nogil=True)
-def _search(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
+def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
     "Best split of the node [a, b): (gain, feature, rows going left, threshold); gain −inf when there is none."
-    d = Xt.shape[0]
+    d = Xs.shape[0]
     for f in range(d): keys[f] = rng.random()                      # random tie-break order (drawn for every node)
     nsel = 0
     for f in range(d):
-        if Xt[f, order[f, a]] < Xt[f, order[f, b - 1]]:
+        if Xs[f, a] < Xs[f, b - 1]:
             sel[nsel] = f; nsel += 1
     if mf < d and nsel > mf:                                       # max_features: the varying features of smallest key
         idx = np.argsort(keys[sel[:nsel]], kind="mergesort")
@@ -174,15 +174,10 @@ def _search(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, ke
         f = sel[s]
         for k in range(K): L[k] = 0.0; run[k] = 0.0
         fg, fj, fnan = -np.inf, 0, False
-        nxt = order[f, a]
-        vnext = Xt[f, nxt]
         for p in range(a, b):
-            row, v = nxt, vnext
+            row = order[f, p]
             run[codes[row]] += w[row]
-            if p + 1 < b:
-                nxt = order[f, p + 1]
-                vnext = Xt[f, nxt]
-                if vnext == v: continue                            # a threshold falls after a run only
+            if p + 1 < b and Xs[f, p + 1] == Xs[f, p]: continue   # a threshold falls after a run only
             for k in range(K): L[k] += run[k]; run[k] = 0.0
             jl = p - a
             if jl + 1 < msl or n_node - jl - 1 < msl: continue
@@ -194,14 +189,14 @@ def _search(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, ke
         if (best_nan and not fnan) or (fnan == best_nan and (fg > best_g or (fg == best_g and keys[f] < best_key))):
             best_g, best_key, best_nan, best_f, best_j = fg, keys[f], fnan, f, fj
     if nsel == 0 or best_nan or best_g == -np.inf: return -np.inf, 0, 0, 0.0
-    va, vb = Xt[best_f, order[best_f, a + best_j]], Xt[best_f, order[best_f, a + best_j + 1]]
+    va, vb = Xs[best_f, a + best_j], Xs[best_f, a + best_j + 1]
     thr = va / 2 + vb / 2                                          # midpoint, computed as scikit-learn does
     if thr == vb or not np.isfinite(thr): thr = va
     return best_g, best_f, best_j + 1, thr
 
 @njit(cache=True, nogil=True)
-def _partition(order, is_left, tmp, a, b, fs, nl):
-    "Stable partition of [a, b) in every feature's order: the first `nl` rows in feature `fs` order go left."
+def _partition(order, Xs, is_left, tmp, tmpv, a, b, fs, nl):
+    "Stable partition of [a, b) in every feature's order (and sorted values): the first `nl` rows in feature `fs` order go left."
     for p in range(a, a + nl): is_left[order[fs, p]] = True
     for f in range(order.shape[0]):
         if f == fs: continue
@@ -209,10 +204,11 @@ def _partition(order, is_left, tmp, a, b, fs, nl):
         for p in range(a, b):
             r = order[f, p]
             if is_left[r]:
-                order[f, li] = r; li += 1
+                order[f, li] = r; Xs[f, li] = Xs[f, p]; li += 1
             else:
-                tmp[ri] = r; ri += 1
-        for q in range(ri): order[f, li + q] = tmp[q]
+                tmp[ri] = r; tmpv[ri] = Xs[f, p]; ri += 1
+        for q in range(ri):
+            order[f, li + q] = tmp[q]; Xs[f, li + q] = tmpv[q]
     for p in range(a, a + nl): is_left[order[fs, p]] = False
 
 @njit(cache=True, nogil=True)
@@ -222,7 +218,7 @@ def _counts(order, codes, w, nf, i, a, b):
         nf[i, _T0 + codes[r]] += w[r]
 
 @njit(cache=True, nogil=True)
-def _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
+def _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
     "Best split of node i into its s_* columns, if the node may split and the gain beats round-off."
     a, b = ni[i, _START], ni[i, _END]
     T = nf[i, _T0:_T0 + K]
@@ -230,15 +226,15 @@ def _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng
     for k in range(K):
         if T[k] > 0: npos += 1
     if b - a < 2 * msl or npos <= 1 or ni[i, _DEPTH] >= max_depth: return
-    g, f, nl, thr = _search(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf)
+    g, f, nl, thr = _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf)
     if g > _RTOL * _sum(T):
         nf[i, _SGAIN], ni[i, _SFEAT], ni[i, _SNL], nf[i, _STHR] = g, f, nl, thr
 
 @njit(cache=True, nogil=True)
-def _split(order, codes, w, K, ni, nf, i, n_nodes, is_left, tmp):
+def _split(order, Xs, codes, w, K, ni, nf, i, n_nodes, is_left, tmp, tmpv):
     "Partition node i and create its children n_nodes, n_nodes + 1."
     a, b, nl = ni[i, _START], ni[i, _END], ni[i, _SNL]
-    _partition(order, is_left, tmp, a, b, ni[i, _SFEAT], nl)
+    _partition(order, Xs, is_left, tmp, tmpv, a, b, ni[i, _SFEAT], nl)
     ni, nf = _new_node(ni, nf, n_nodes + 1, K)
     lc, rc = n_nodes, n_nodes + 1
     ni[i, _LEFT], ni[i, _RIGHT], ni[i, _FEAT] = lc, rc, ni[i, _SFEAT]
@@ -257,7 +253,10 @@ def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth
     nf = np.empty((64, _T0 + K))
     keys, sel = np.empty(d), np.empty(d, dtype=np.int64)
     L, R, run, buf = np.empty(K), np.empty(K), np.empty(K), np.empty(K)
-    is_left, tmp = np.zeros(Xt.shape[1], dtype=np.bool_), np.empty(m, dtype=order.dtype)
+    is_left, tmp, tmpv = np.zeros(Xt.shape[1], dtype=np.bool_), np.empty(m, dtype=order.dtype), np.empty(m)
+    Xs = np.empty((d, m))                                        # feature values in sorted position: sequential scans
+    for f in range(d):
+        for p in range(m): Xs[f, p] = Xt[f, order[f, p]]
     _init_node(ni, nf, 0, 0, m, 0, K)
     for r in range(Xt.shape[1]):                                 # root counts in row order
         if w[r] > 0: nf[0, _T0 + codes[r]] += w[r]
@@ -267,18 +266,18 @@ def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth
         while front.shape[0] > 0:
             nsplit = 0
             for i in front:
-                _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf)
+                _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf)
                 if nf[i, _SGAIN] > -np.inf: nsplit += 1
             nxt = np.empty(2 * nsplit, dtype=np.int64)
             j = 0
             for i in front:
                 if nf[i, _SGAIN] > -np.inf:
-                    ni, nf = _split(order, codes, w, K, ni, nf, i, n_nodes, is_left, tmp)
+                    ni, nf = _split(order, Xs, codes, w, K, ni, nf, i, n_nodes, is_left, tmp, tmpv)
                     nxt[j], nxt[j + 1] = n_nodes, n_nodes + 1
                     n_nodes += 2; j += 2
             front = nxt
     else:                                                        # best-first: always split the leaf of largest gain
-        _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, keys, sel, L, R, run, buf)
+        _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, keys, sel, L, R, run, buf)
         cand = np.empty(max_leaf_nodes + 1, dtype=np.int64)
         nc = 0
         if nf[0, _SGAIN] > -np.inf: cand[0] = 0; nc = 1
@@ -290,10 +289,10 @@ def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth
                 if gc > gb or (gc == gb and cand[c] < cand[bi]): bi = c
             i = cand[bi]
             cand[bi] = cand[nc - 1]; nc -= 1
-            ni, nf = _split(order, codes, w, K, ni, nf, i, n_nodes, is_left, tmp)
+            ni, nf = _split(order, Xs, codes, w, K, ni, nf, i, n_nodes, is_left, tmp, tmpv)
             n_leaves += 1
             for kid in (n_nodes, n_nodes + 1):
-                _evaluate(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, keys, sel, L, R, run, buf)
+                _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, keys, sel, L, R, run, buf)
                 if nf[kid, _SGAIN] > -np.inf: cand[nc] = kid; nc += 1
             n_nodes += 2
     imp = np.empty(n_nodes)
