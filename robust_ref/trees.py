@@ -289,14 +289,14 @@ def _tune_lambda(fit_predict, X, codes, w, grid, val_size, random_state):
     best = max(scores.values())
     return max(lam for lam, s in scores.items() if s == best), scores
 
-# %% ../nbs/30_robust_trees.ipynb #7c7c8fd4
+# %% ../nbs/30_robust_trees.ipynb #f67916d3
 _ANE_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 class _TreeMixin:
     "Prediction helpers shared by the tree and the forest."
     def _validate_X(self, X):
         check_is_fitted(self)
-        try: return validate_data(self, X, dtype=np.float64, reset=False)
+        try: return np.ascontiguousarray(validate_data(self, X, dtype=np.float64, reset=False))   # row-major: one copy, not one per tree
         except ValueError as e:
             if "NaN" in str(e) or "infinity" in str(e):
                 raise ValueError(f"{e} Impute missing values before predicting (the trees need finite X).") from None
