@@ -1,84 +1,125 @@
-"""Speed of robust_ref.trees against scikit-learn's Cython trees, ratios side by side in one run (no assertions).
+"""Speed and memory of robust_ref's compiled tree builder against scikit-learn's Cython trees, ratios side by side in one run.
 
-    .venv/bin/python benchmarks/bench_trees.py            # magic: fully grown trees + 100-tree forests (~2-4 min)
-    .venv/bin/python benchmarks/bench_trees.py --quick    # fewer repeats, 20-tree forests
+    .venv/bin/python benchmarks/bench_trees.py            # magic + diabetes, 5 repeats, 100-tree forests (~5-10 min)
+    .venv/bin/python benchmarks/bench_trees.py --quick    # 1 repeat, 20-tree forests
 
-Reported: wall-clock and CPU time (best of `repeats`) of a fully grown tree on magic (19 020 × 10) with the Gini, CL and NE
-criteria, against scikit-learn's DecisionTreeClassifier (Gini); and a 100-tree forest with n_jobs=1 and n_jobs=2 (the
-speed-up shows whether both cores are used), next to scikit-learn's RandomForestClassifier. On a machine shared with
-other jobs the wall-clock numbers are noisy; the CPU-time ratio of the single trees is the stable figure.
+Reported (medians of `repeats` fits, one BLAS thread, no assertions):
+- compile cost of the builder in a fresh numba cache, and the cached load cost of a new process;
+- Gini, NE(λ=0.5), CE (entropy) and CL trees at depth 10 and fully grown on magic and diabetes, as a ratio to
+  scikit-learn's DecisionTreeClassifier (Gini) at the same depth (target ≤ 1.2), and ANE (5 λ + refit, target ≤ 3);
+- a 100-tree forest against RandomForestClassifier(n_jobs=2) wall time (target ≤ 1.2), and forest prediction;
+- peak memory of fitting a fully grown tree on magic, as a multiple of X's size (target < 2): the growth of the
+  resident set of a fresh process, sampled every 0.2 ms during the fit (the compiled code allocates outside tracemalloc).
 """
 import argparse
 import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from robust_ref.datasets import load_dataset
 from robust_ref.trees import RobustForestClassifier, RobustTreeClassifier
 
+ROOT = Path(__file__).resolve().parent.parent
 
-def worker_cpu():
-    "CPU seconds used so far by each child process (the joblib/loky workers), or {} without psutil."
-    try: import psutil
-    except ImportError: return {}
-    out = {}
-    for child in psutil.Process().children(recursive=True):
-        try: t = child.cpu_times(); out[child.pid] = t.user + t.system
-        except psutil.Error: pass
-    return out
+_WARM = ("import time; t0 = time.perf_counter(); import numpy as np; from robust_ref.tree_builder import TreeBuilder; "
+         "t1 = time.perf_counter(); X = np.random.default_rng(0).normal(size=(50, 3)); "
+         "TreeBuilder(X, 'gini').grow((X[:, 0] > 0).astype(int), None, 2, 0); "
+         "print(t1 - t0, time.perf_counter() - t1)")
+
+_MEMORY = """
+import os, threading, time
+from robust_ref.datasets import load_dataset
+from robust_ref.trees import RobustTreeClassifier
+X, y = load_dataset("magic", return_X_y=True)
+RobustTreeClassifier("gini").fit(X[::50], y[::50])          # compiled code loaded
+page = os.sysconf("SC_PAGE_SIZE")
+rss = lambda: int(open("/proc/self/statm").read().split()[1]) * page
+peak, done = [0], [False]
+def watch():                                                 # the builder releases the GIL: sample the RSS meanwhile
+    while not done[0]: peak[0] = max(peak[0], rss()); time.sleep(0.0002)
+base = rss()
+th = threading.Thread(target=watch); th.start()
+m = RobustTreeClassifier("{crit}", random_state=0).fit(X, y)
+done[0] = True; th.join()
+print((max(peak[0], rss()) - base) / X.nbytes, m.get_n_leaves())
+"""
 
 
-def best_of(fit, repeats):
-    "Best wall-clock and best CPU time (this process only) of `repeats` calls."
-    walls, cpus = [], []
+def _python(code, env=None):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+    if out.returncode: raise RuntimeError(out.stderr)
+    return out.stdout.split()
+
+
+def median_time(fit, repeats):
+    times = []
     for _ in range(repeats):
-        w0, c0 = time.perf_counter(), time.process_time()
-        fit()
-        walls.append(time.perf_counter() - w0); cpus.append(time.process_time() - c0)
-    return min(walls), min(cpus)
+        t0 = time.perf_counter(); fit(); times.append(time.perf_counter() - t0)
+    return float(np.median(times))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 repeat per tree, 20-tree forests")
+    ap.add_argument("--no-compile", action="store_true", help="skip the fresh-cache compile measurement (~1-2 min)")
     args = ap.parse_args()
-    repeats, n_trees = (1, 20) if args.quick else (3, 100)
-    X, y = load_dataset("magic", return_X_y=True)
-    print(f"magic: {X.shape[0]} × {X.shape[1]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    threadpool_limits(1)
+    repeats, n_trees = (1, 20) if args.quick else (5, 100)
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
-    print("\nfully grown decision tree (best of", repeats, "fits)")
-    sk_wall, sk_cpu = best_of(lambda: DecisionTreeClassifier(random_state=0).fit(X, y), repeats)
-    print(f"{'model':<34}{'wall s':>9}{'cpu s':>9}{'wall ×sk':>10}{'cpu ×sk':>10}{'leaves':>8}")
-    print(f"{'sklearn DecisionTree (gini)':<34}{sk_wall:9.3f}{sk_cpu:9.3f}{1:10.2f}{1:10.2f}"
-          f"{DecisionTreeClassifier(random_state=0).fit(X, y).get_n_leaves():8d}")
-    for crit, kw in [("gini", {}), ("cl", {}), ("ne", dict(lam=0.5)), ("entropy", {}), ("credal", {})]:
-        model = RobustTreeClassifier(crit, random_state=0, **kw)
-        wall, cpu = best_of(lambda: model.fit(X, y), repeats)
-        print(f"{'RobustTree (' + crit + ')':<34}{wall:9.3f}{cpu:9.3f}{wall / sk_wall:10.2f}{cpu / sk_cpu:10.2f}{model.get_n_leaves():8d}")
-    wall, cpu = best_of(lambda: RobustTreeClassifier("ane", random_state=0).fit(X, y), 1)
-    print(f"{'RobustTree (ane: 5 λ + refit)':<34}{wall:9.3f}{cpu:9.3f}{wall / sk_wall:10.2f}{cpu / sk_cpu:10.2f}")
+    if not args.no_compile:
+        with tempfile.TemporaryDirectory() as cache:
+            imp, first = map(float, _python(_WARM, {"NUMBA_CACHE_DIR": cache}))
+            print(f"compiled builder, fresh cache: import {imp:.2f} s, first tree (compiles) {first:.1f} s")
+    imp, first = map(float, _python(_WARM))
+    print(f"compiled builder, cached:      import {imp:.2f} s, first tree (loads the cache) {first:.2f} s")
 
-    print(f"\n{n_trees}-tree random forest, gini, bootstrap, sqrt features (one fit each)")
-    print(f"{'model':<34}{'wall s':>9}{'speed-up 1→2 jobs':>20}")
-    rows = {}
-    w0 = time.perf_counter(); RobustForestClassifier(2, "gini", random_state=0, n_jobs=2).fit(X[::50], y[::50])
-    print(f"{'(start-up of the 2 worker processes':<34}{time.perf_counter() - w0:9.2f} s, not counted below)")
-    for label, make in [("sklearn RandomForest", lambda j: RandomForestClassifier(n_trees, random_state=0, n_jobs=j)),
-                        ("RobustForest (gini)", lambda j: RobustForestClassifier(n_trees, "gini", random_state=0, n_jobs=j)),
-                        ("RobustForest (ne λ=0.5)", lambda j: RobustForestClassifier(n_trees, "ne", lam=0.5, random_state=0, n_jobs=j))]:
-        for jobs in (1, 2):
-            before = worker_cpu()
-            w0 = time.perf_counter(); make(jobs).fit(X, y); rows[label, jobs] = time.perf_counter() - w0
-            used = {pid: t - before.get(pid, 0.0) for pid, t in worker_cpu().items()}
-        busy = sorted((round(t, 1) for t in used.values() if t > 0.05), reverse=True)
-        print(f"{label + ' n_jobs=1':<34}{rows[label, 1]:9.2f}")
-        print(f"{label + ' n_jobs=2':<34}{rows[label, 2]:9.2f}{rows[label, 1] / rows[label, 2]:20.2f}"
-              + (f"   worker CPU s: {busy}" if busy else "   (threads in this process)" if "sklearn" in label else ""))
-    print(f"\nforest wall time ×sklearn (n_jobs=2): gini {rows['RobustForest (gini)', 2] / rows['sklearn RandomForest', 2]:.1f}, "
-          f"ne {rows['RobustForest (ne λ=0.5)', 2] / rows['sklearn RandomForest', 2]:.1f}")
+    print(f"\ntrees: median of {repeats} fits; ratio = time / scikit-learn's Gini tree at the same depth "
+          "(target ≤ 1.2; ANE ≤ 3)")
+    print(f"{'data':<9}{'depth':>6}{'sklearn s':>11}{'gini':>7}{'ne':>7}{'ce':>7}{'cl':>7}{'ane':>7}   leaves sk/gini/ne/ce/cl")
+    for name in ("magic", "diabetes"):
+        X, y = load_dataset(name, return_X_y=True)
+        RobustTreeClassifier("gini").fit(X[::50], y[::50])
+        for depth in (10, None):
+            sk = DecisionTreeClassifier(max_depth=depth, random_state=0)
+            t_sk = median_time(lambda: sk.fit(X, y), repeats)
+            ratios, leaves = [], [sk.get_n_leaves()]
+            for crit, kw in (("gini", {}), ("ne", dict(lam=0.5)), ("entropy", {}), ("cl", {}), ("ane", {})):
+                m = RobustTreeClassifier(crit, max_depth=depth, random_state=0, **kw)
+                ratios.append(median_time(lambda: m.fit(X, y), repeats if crit != "ane" else max(1, repeats // 2)) / t_sk)
+                if crit != "ane": leaves.append(m.get_n_leaves())
+            print(f"{name:<9}{str(depth):>6}{t_sk:11.4f}" + "".join(f"{r:7.2f}" for r in ratios)
+                  + "   " + "/".join(map(str, leaves)))
+
+    print(f"\n{n_trees}-tree forests (gini, bootstrap, sqrt features): wall time of one fit, ratio to "
+          "RandomForestClassifier(n_jobs=2) (target ≤ 1.2)")
+    for name in ("magic", "diabetes"):
+        X, y = load_dataset(name, return_X_y=True)
+        RobustForestClassifier(2, "gini", n_jobs=2, random_state=0).fit(X[::50], y[::50])
+        rf = RandomForestClassifier(n_trees, random_state=0, n_jobs=2)
+        t_rf = median_time(lambda: rf.fit(X, y), max(1, repeats // 2))
+        p_rf = median_time(lambda: rf.predict_proba(X), max(1, repeats // 2))
+        row = f"{name:<9} sklearn {t_rf:7.2f} s"
+        for crit in ("gini", "ne", "ane"):
+            f = RobustForestClassifier(n_trees, crit, n_jobs=2, random_state=0)
+            t = median_time(lambda: f.fit(X, y), 1 if crit == "ane" else max(1, repeats // 2))
+            row += f"   {crit} {t:6.2f} s ({t / t_rf:.2f}×)"
+        p = median_time(lambda: f.predict_proba(X), max(1, repeats // 2))
+        print(row + f"   predict_proba ×sklearn {p / p_rf:.2f}")
+
+    print("\nmemory: peak resident-set growth (sampled) while fitting a fully grown tree on magic, × X.nbytes (target < 2)")
+    for crit in ("gini", "entropy"):
+        ratio, n_leaves = _python(_MEMORY.format(crit=crit))
+        print(f"  {crit:<8} {float(ratio):.2f}× X ({n_leaves} leaves)")
 
 
 if __name__ == "__main__":

@@ -191,6 +191,27 @@ def test_tree_rule_outputs():
     assert pickle.loads(pickle.dumps(TreeRule(t)))(X[:5]).shape == (5,)
 
 
+@pytest.mark.parametrize("kw", [dict(max_depth=1), dict(max_depth=3), dict(max_depth=None, max_leaf_nodes=6),
+                                dict(max_depth=2, criterion="entropy")])
+def test_tree_learner_grows_scikit_learns_tree_without_gain_ties(kw):
+    "The compiled builder's trees = scikit-learn's (same leaves, same probabilities) where no two splits tie in gain."
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(300, 3)).astype(np.float32).astype(np.float64)       # scikit-learn's trees compare in float32
+    y = np.where(X[:, 0] + 0.7 * X[:, 1] + 0.8 * rng.normal(size=300) > 0, 1.0, -1.0)
+    w = rng.integers(1, 1000, 300).astype(float)                                 # integer weights: exact counts
+    bound = TreeLearner(**kw).prepare(X, 0)
+    h, g = bound.fit_sign(y, w), bound.fit_logit(y, w)
+    sk = DecisionTreeClassifier(random_state=0, **kw).fit(X, y, sample_weight=w)
+    X_new = rng.normal(size=(2000, 3)).astype(np.float32).astype(np.float64)
+    assert h.tree.n_leaves == sk.get_n_leaves() and h.tree.max_depth == sk.get_depth()
+    np.testing.assert_array_equal(h(X_new), sk.predict(X_new))
+    np.testing.assert_allclose(g(X_new), half_logit(sk.predict_proba(X_new)[:, 1], 1e-4), rtol=1e-12, atol=1e-12)
+    b2 = TreeLearner(**kw).prepare(X, 0)                                         # same seed, same trees
+    np.testing.assert_array_equal(b2.fit_sign(y, w)(X_new), h(X_new))
+    with pytest.raises(ValueError, match="no 'value' output"): TreeRule(h.tree, "value")(X)
+    with pytest.raises(ValueError, match="feature"): h(X[:, :0])
+
+
 def test_learners_bind_once_and_answer_three_calls():
     X, y, w = _float32_data(2)
     for learner in (StumpLearner(), StumpLearner("gini"), TreeLearner(max_depth=2)):
@@ -213,6 +234,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="criterion"): StumpLearner("entropy")
     with pytest.raises(ValueError, match="proba_clip"): StumpLearner(proba_clip=0)
     with pytest.raises(ValueError, match="proba_clip"): TreeLearner(proba_clip=1)
+    with pytest.raises(ValueError, match="criterion must be one of"): TreeLearner(criterion="mse")
     with pytest.raises(ValueError, match="base_learner"): make_weak_learner("forest")
     with pytest.raises(ValueError, match=r"\[-1, 1\]"): check_rule_values([0.0, 1.5])
     with pytest.raises(ValueError, match="NaN"): check_rule_values([0.0, np.nan])

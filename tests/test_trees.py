@@ -266,9 +266,6 @@ def test_ane_tuning_picks_the_best_validation_lambda():
     assert set(m.ane_scores_) == {0.0, 0.25, 0.5, 0.75, 1.0}
     best = max(m.ane_scores_.values())
     assert m.lam_ == max(l for l, s in m.ane_scores_.items() if s == best)       # ties → larger λ
-    ref = RobustTreeClassifier("ne", lam=m.lam_, random_state=0)
-    # the refit uses the same growth seed as the final tree: identical to an NE tree grown with that seed
-    assert m.get_n_leaves() >= 1 and ref.fit(X, y).get_n_leaves() >= 1
 
 
 def test_predict_proba_is_leaf_proportions():
@@ -289,27 +286,32 @@ Y3 = np.arange(40) % 3
 
 @pytest.mark.parametrize("est, match", [
     (RobustTreeClassifier("gimi"), "valid criteria: ane, credal, entropy, gce, gini, misclassification, ne, ranking, sqrt_gini, twoing"),
-    (RobustTreeClassifier("ne", lam=1.2), r"lam=1.2 is outside its range \[0, 1\]"),
-    (RobustTreeClassifier("ne", lam=-0.1), "lam=-0.1"),
-    (RobustTreeClassifier("gce", q=-0.5), "q=-0.5"),
-    (RobustTreeClassifier("gce", q=np.inf), "q must be a finite"),
-    (RobustTreeClassifier("credal", s=0), "s=0.0"),
+    (RobustTreeClassifier("ne", lam=1.2), r"'lam' parameter must be a real number in \[0, 1\]; got 1.2"),
+    (RobustTreeClassifier("gini", lam=-0.1), r"'lam' parameter .* got -0.1"),
+    (RobustTreeClassifier("gce", q=-0.5), r"'q' parameter must be a real number in \[0, inf\); got -0.5"),
+    (RobustTreeClassifier("gce", q=np.inf), r"'q' parameter .* got inf"),
+    (RobustTreeClassifier("credal", s=0), r"'s' parameter must be a real number in \(0, inf\); got 0"),
     (RobustTreeClassifier("ranking"), "binary problems only"),
     (RobustTreeClassifier(get_loss("logistic")), "binary problems only"),
-    (RobustTreeClassifier(min_samples_leaf=0), "min_samples_leaf"),
-    (RobustTreeClassifier(min_samples_leaf=0.7), "fraction"),
-    (RobustTreeClassifier(max_depth=0), "max_depth"),
-    (RobustTreeClassifier(max_leaf_nodes=1), "max_leaf_nodes"),
-    (RobustTreeClassifier(max_features="half"), "max_features"),
-    (RobustTreeClassifier(max_features=7), "max_features"),
-    (RobustTreeClassifier(ane_grid=(0.5, 2.0)), "ane_grid"),
+    (RobustTreeClassifier(3), "'criterion' parameter must be a str or a MarginLoss; got 3"),
+    (RobustTreeClassifier(min_samples_leaf=0), r"'min_samples_leaf' parameter must be an int in \[1, inf\) or a real number in \(0, 0.5\]; got 0\."),
+    (RobustTreeClassifier(min_samples_leaf=0.7), r"'min_samples_leaf' .* got 0.7"),
+    (RobustTreeClassifier(max_depth=0), r"'max_depth' parameter must be an int in \[1, inf\) or None; got 0"),
+    (RobustTreeClassifier(max_depth=2.5), r"'max_depth' .* got 2.5"),
+    (RobustTreeClassifier(max_leaf_nodes=1), r"'max_leaf_nodes' parameter must be an int in \[2, inf\) or None; got 1"),
+    (RobustTreeClassifier(max_features="half"), r"'max_features' .* got 'half'"),
+    (RobustTreeClassifier(max_features=7), r"max_features=7 must lie in \[1, n_features=3\]"),
+    (RobustTreeClassifier(ane_grid=(0.5, 2.0)), r"lam \(in ane_grid\)=2.0: it must be a real number in \[0, 1\]"),
     (RobustTreeClassifier(ane_grid=()), "ane_grid is empty"),
-    (RobustTreeClassifier(ane_val_size=1.0), "ane_val_size"),
-    (RobustForestClassifier(n_estimators=0), "n_estimators"),
-    (RobustForestClassifier(bootstrap="yes"), "bootstrap"),
+    (RobustTreeClassifier(ane_grid="0.5"), "'ane_grid' parameter must be a tuple or a list or a ndarray"),
+    (RobustTreeClassifier(ane_val_size=1.0), r"'ane_val_size' parameter must be a real number in \(0, 1\); got 1.0"),
+    (RobustTreeClassifier(random_state=-1), "'random_state' parameter"),
+    (RobustForestClassifier(n_estimators=0), r"'n_estimators' parameter must be an int in \[1, inf\); got 0"),
+    (RobustForestClassifier(n_jobs=0), "'n_jobs' parameter"),
+    (RobustForestClassifier(bootstrap="yes"), "'bootstrap' parameter must be a bool .* got 'yes'"),
 ])
 def test_bad_parameters(est, match):
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=match):                       # (InvalidParameterError is also a TypeError)
         est.fit(X0, Y3)
 
 
@@ -325,11 +327,83 @@ def test_bad_data():
     with pytest.raises(ValueError, match="unknown criterion"): get_criterion(3)
 
 
-def test_chunked_search_and_partition_give_the_same_tree(monkeypatch):
-    import robust_ref.trees as trees_module
-    X, y, _ = _data(11, n=300, d=5)
-    ref = RobustTreeClassifier("entropy", random_state=0).fit(X, y)
-    monkeypatch.setattr(trees_module, "_BLOCK", 64)                  # tiny blocks: many chunks per level
-    small = RobustTreeClassifier("entropy", random_state=0).fit(X, y)
-    for k in ("children_left", "children_right", "feature", "threshold", "value"):
-        np.testing.assert_array_equal(getattr(ref.tree_, k), getattr(small.tree_, k))
+# ---------------------------------------------------------------- the compiled builder vs the numpy builder (oracle)
+_EXACT = ("children_left", "children_right", "feature", "threshold", "n_node_samples", "depth")
+
+
+def _assert_same_tree(ref, new):
+    for k in _EXACT:
+        np.testing.assert_array_equal(getattr(new, k), getattr(ref, k), err_msg=k)
+    W = ref.weighted_n_node_samples[0]
+    for k in ("gain", "impurity", "value", "weighted_n_node_samples"):
+        np.testing.assert_allclose(getattr(new, k), getattr(ref, k), rtol=1e-12, atol=1e-12 * W, err_msg=k)
+
+
+def _oracle_cases():
+    crits = [(c, {"ne": {"lam": 0.5}, "ane": {"lam": 0.3}, "gce": {"q": 0.7}, "credal": {"s": 1.0}}.get(c, {}))
+             for c in sorted(CRITERIA)] + [("gce", {"q": 0.0}), ("gce", {"q": 1.5}), ("ne", {"lam": 0.0}),
+                                           ("ne", {"lam": 1.0}), (get_loss("logistic"), {}), (get_loss("alpha", alpha=3), {})]
+    return [(c, p, K) for c, p in crits for K in (2, 3)
+            if K == 2 or (isinstance(c, str) and not CRITERIA[c].binary_only)]
+
+
+@pytest.mark.parametrize("crit, params, K", _oracle_cases(), ids=str)
+def test_compiled_builder_grows_the_numpy_builders_trees(crit, params, K):
+    "Same partitions, thresholds and gains as the numpy builder, on unit weights and on bootstrap counts (with zeros)."
+    from tree_oracle import _grow as oracle_grow
+    from robust_ref.trees import _grow
+    rng = np.random.default_rng(K)
+    n = 240
+    X = np.round(rng.normal(size=(n, 4)), 1)                          # runs of equal values, ties between features
+    y = np.where(rng.random(n) < 0.6, (X[:, 0] > 0) * (K - 1), rng.integers(0, K, n))
+    c = get_criterion(crit)
+    for w in (np.ones(n), np.bincount(rng.integers(0, n, n), minlength=n).astype(float)):
+        for opts in ({}, dict(max_depth=3, min_samples_leaf=3), dict(max_features=2), dict(max_leaf_nodes=7),
+                     dict(max_leaf_nodes=40, min_samples_leaf=2, max_features=3)):
+            ref = oracle_grow(X, y, w, K, c, params, random_state=5, **opts)
+            _assert_same_tree(ref, _grow(X, y, w, K, c, params, random_state=5, **opts))
+
+
+def test_compiled_builder_with_real_weights_splits_where_the_numpy_builder_got_nan():
+    "Real weights: the numpy builder's right counts T − L could be −1e-17, a NaN GCE gain, and a root that never split."
+    from tree_oracle import _grow as oracle_grow
+    from robust_ref.trees import _grow
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(200, 3)), 1)
+    y = np.where(rng.random(200) < .6, (X[:, 0] > 0).astype(int), rng.integers(0, 2, 200))
+    w = rng.uniform(0.2, 2, 200)
+    c = get_criterion("gce")
+    assert oracle_grow(X, y, w, 2, c, {"q": 0.7}, random_state=3, max_depth=2).node_count == 1
+    t = _grow(X, y, w, 2, c, {"q": 0.7}, random_state=3, max_depth=2)
+    assert t.node_count == 7 and np.all(np.isfinite(t.gain))
+    _check_against_naive(X, y, w, "gce", 2, max_depth=2)            # and every split is the best by the naive loop
+
+
+def test_tree_builder_reuse_bootstrap_counts_and_repeated_rows():
+    from robust_ref.tree_builder import TreeBuilder, presort
+    rng = np.random.default_rng(12)
+    X = np.round(rng.normal(size=(150, 3)), 1)
+    y = (X[:, 0] + rng.normal(size=150) > 0).astype(int)
+    b = TreeBuilder(X, "entropy")
+    order0 = b.order.copy()
+    np.testing.assert_array_equal(order0, presort(X.T))
+    counts = np.bincount(rng.integers(0, 150, 150), minlength=150)
+    t1 = b.grow(y, counts.astype(float), 2, random_state=0)
+    t2 = b.grow(y, counts.astype(float), 2, random_state=0)
+    np.testing.assert_array_equal(b.order, order0)                     # growing never touches the shared sorting
+    _assert_same_tree(t1, t2)
+    rows = np.repeat(np.arange(150), counts)                           # the bootstrap sample as explicit rows
+    t3 = TreeBuilder(X[rows], "entropy").grow(y[rows], None, 2, random_state=0)
+    for k in ("children_left", "feature", "threshold", "depth"):
+        np.testing.assert_array_equal(getattr(t1, k), getattr(t3, k))
+    np.testing.assert_allclose(t1.gain, t3.gain, rtol=1e-12)
+    np.testing.assert_array_equal(t1.weighted_n_node_samples, t3.weighted_n_node_samples)
+    with pytest.raises(ValueError, match="criterion must be one of"): TreeBuilder(X, "gimi")
+    with pytest.raises(ValueError, match="sample_weight must have shape"): b.grow(y, np.ones(3))
+
+
+def test_ane_tree_is_the_ne_tree_of_the_chosen_lambda():
+    X, y, _ = _data(13, n=300)
+    m = RobustTreeClassifier("ane", random_state=0).fit(X, y)
+    ref = RobustTreeClassifier("ne", lam=m.lam_, random_state=0).fit(X, y)
+    _assert_same_tree(ref.tree_, m.tree_)
