@@ -166,3 +166,17 @@ def test_bad_inputs(data):
     with pytest.raises(ValueError, match="NaN"): RobustBoostClassifier().fit(Xn, y)
     with pytest.raises(ValueError, match="error_goal"): brownboost_c(0.0)
     with pytest.raises(ValueError, match="error goal"): robustboost_rho(0.7)
+
+
+def test_tiny_error_goal_is_exact_not_infinite():
+    "1 − 2ε rounds to 1 below ε ≈ 1e-16: ρ must come from erfc⁻¹(2ε), finite and increasing as ε falls."
+    from robust_ref.brownboost import robustboost_rho, brownboost_c
+    rhos = [robustboost_rho(e) for e in (1e-10, 1e-16, 1e-20, 1e-300, 5e-324)]
+    assert all(np.isfinite(rhos)) and all(a < b for a, b in zip(rhos, rhos[1:]))
+    assert np.isfinite(brownboost_c(1e-300)) and brownboost_c(1e-300) > brownboost_c(1e-10)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)); y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, "p", "n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = RobustBoostClassifier(error_goal=5e-324, n_estimators=20).fit(X, y)
+    assert np.all(np.isfinite(m.decision_function(X)))
