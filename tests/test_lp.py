@@ -622,20 +622,23 @@ def test_lpboost_defaults_learn_on_every_bundled_dataset(name):
     assert clf.nu_ == pytest.approx(min(1.0, max(0.1, 2.2 * eps1)), abs=1e-12)
 
 
-@pytest.mark.parametrize("name, rate, nu", [("diabetes", 0.0, 0.1), ("german_numer", 0.2, 0.1),
-                                            ("german_numer", 0.2, 0.4)])
-def test_lpboost_degenerate_optimum_warns(name, rate, nu):
-    """The cases of issue 18: a fixed small ν is below the fraction of points every combination gets wrong, the
-    optimum is (nearly) the zero function, and LPBoost says so with a DegenerateMarginWarning."""
+@pytest.mark.parametrize("name, rate, nu, rounds", [("diabetes", 0.0, 0.1, 100), ("german_numer", 0.2, 0.1, 300),
+                                                    ("german_numer", 0.2, 0.4, 300)])
+def test_lpboost_degenerate_optimum_warns(name, rate, nu, rounds):
+    """The cases of issue 18, each with a DegenerateMarginWarning. diabetes, ν = 0.1: after 100 rounds the restricted
+    master is still on its β ≤ 0 plateau (ρ ≤ 0). german_numer + 20% noise: column generation converges (the exact
+    stump oracle certifies the full LP's optimum) with β* = 0, where every optimum has y·f ≥ 0 on every point: on noisy
+    data that is the zero function, every prediction a tie."""
     X, y = _bundled(name)
     if rate: y = flip_uniform(y, rate, random_state=0).y
     with pytest.warns(DegenerateMarginWarning, match="nu"):
-        clf = LPBoostClassifier(nu=nu).fit(X, y)
+        clf = LPBoostClassifier(nu=nu, n_estimators=rounds).fit(X, y)
     assert clf.rho_path_[-1] <= clf.tol
-    f = clf.decision_function(X)
-    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
-    assert np.all(y_pm * f >= -1e-6)             # ξ = 0 and ρ ≤ 0: no point has a negative margin ...
-    assert np.mean(np.abs(f) <= 1e-6) >= 0.5     # ... so on noisy data most points get f = 0, a tie
+    if name == "german_numer":
+        assert clf.converged_ and abs(clf.beta_path_[-1]) <= 1e-9
+        f = clf.decision_function(X)
+        y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+        assert np.all(y_pm * f >= -1e-9) and np.mean(np.abs(f) <= 1e-9) >= 0.99
     with warnings.catch_warnings():                   # and the default learns on the same data
         warnings.simplefilter("error", DegenerateMarginWarning)
         auto = LPBoostClassifier().fit(X, y)
