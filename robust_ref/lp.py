@@ -595,12 +595,12 @@ class DenseDualSimplex:
         x = self._values()[:self.N]
         return x, self._row_duals(), float(self.cost @ x), pivots
 
-# %% ../nbs/06_lp.ipynb #4869256d
+# %% ../nbs/06_lp.ipynb #cd6da45f
 class CertifiedMaster:
     """A column-generation master kept as rows of rule values, solved on `DenseDualSimplex` ('dense') or HiGHS.
 
     Subclasses define the LP: `_new_dense()`, `_highs_solve()` (the round from scratch on HiGHS), `_from_dense(x, mu,
-    objective, pivots)` and `certify(solution)`. Every dense solve is certified from scratch; a failed certificate is
+    objective, pivots)` and `certify(solution)` (or `_certify_solution`). Every dense solve is certified from scratch; a failed certificate is
     retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`)."""
     backends = ("dense", "highs")
 
@@ -611,6 +611,8 @@ class CertifiedMaster:
         self.repairs = 0               # rounds whose certificate failed and passed after re-inverting B
         self.fallbacks = 0             # rounds handed to HiGHS (both dense attempts failed)
         self._rules = _RowBuffer(n)    # rule values on the training points, one row per rule
+
+    def _certify_solution(self, sol) -> bool: return self.certify(sol)
 
     @property
     def n_rules(self) -> int: return self._rules.size
@@ -628,7 +630,7 @@ class CertifiedMaster:
                 if attempt: lp._refactor()
                 x, mu, obj, done = lp.solve(); pivots += done
                 sol = self._from_dense(x, mu, obj, pivots)
-                if self.certify(sol):
+                if self._certify_solution(sol):
                     self.repairs += attempt
                     return sol
             except (LPSolveError, np.linalg.LinAlgError): break   # iteration cap, no entering column, singular basis
