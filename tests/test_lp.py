@@ -437,6 +437,30 @@ def test_lpboost_master_duals_solve_the_dual_lp(nu):
         assert abs(sol["rho"] - D @ np.maximum(sol["rho"] - margins, 0) - beta_ref) <= 1e-6
 
 
+@pytest.mark.parametrize("nu, real", [(0.05, False), (0.3, True), (1.0, False)])
+def test_lpboost_dense_master_agrees_with_highs_every_round(nu, real):
+    """The default master (LPBoost's dual on the dense dual simplex) and the primal on HiGHS, fed the same rules:
+    equal objectives to 1e-8 every round, both equal to linprog's dual from scratch, and every dense round certified
+    without the HiGHS fallback."""
+    rng = np.random.default_rng(5)
+    n = 120
+    y = rng.choice([-1.0, 1.0], n)
+    D = np.full(n, 1 / (nu * n))
+    dense, highs = LPBoostMaster(y, D), LPBoostMaster(y, D, backend="highs")
+    H = np.zeros((n, 0))
+    for k in range(60):
+        h = np.clip(rng.normal(size=n) + 0.4 * y, -1, 1) if real else np.where(rng.normal(size=n) + 0.4 * y > 0, 1.0, -1.0)
+        dense.add_rule(h); highs.add_rule(h); H = np.c_[H, h]
+        a, b = dense.solve(), highs.solve()
+        assert abs(a["objective"] - b["objective"]) <= 1e-8
+        assert abs(a["objective"] - lpboost_dual_linprog(H, y, D)[0]) <= TOL
+        assert abs(a["u"].sum() - 1) <= 1e-9 and np.all(a["u"] <= D + 1e-12)
+        assert ((a["u"] * y) @ H).max() <= a["beta"] + 1e-9 and abs(a["a"].sum() - 1) <= 1e-9
+    assert dense.fallbacks == 0 and dense.certify(a)
+    bad = dict(a, a=np.r_[1.0, np.zeros(len(a["a"]) - 1)])          # a feasible but not optimal primal
+    assert not dense.certify(bad)                                     # the certificate can fail
+
+
 def test_lpboost_master_bad_inputs():
     with pytest.raises(ValueError, match="±1"): LPBoostMaster([0, 1, 1], 1.0)
     with pytest.raises(ValueError, match="ΣD ≥ 1"): LPBoostMaster([1, -1], 0.2)
