@@ -15,12 +15,24 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['encode_binary_labels', 'decode_labels', 'expect_error', 'check_features', 'check_sample_weight', 'as_generator',
-           'derive_seed', 'spawn_seeds', 'log1pexp', 'sigmoid', 'log_sigmoid', 'logsumexp', 'BinaryClassifier']
+__all__ = ['check_label_types', 'encode_binary_labels', 'decode_labels', 'expect_error', 'check_features', 'check_sample_weight',
+           'as_generator', 'derive_seed', 'spawn_seeds', 'log1pexp', 'sigmoid', 'log_sigmoid', 'logsumexp',
+           'InvalidParameterError', 'Interval', 'Options', 'HasMethods', 'validate_params', 'BinaryClassifier']
 
-# %% ../nbs/00_core.ipynb #aa1956c1
+# %% ../nbs/00_core.ipynb #827d5214
+def check_label_types(y) -> None:
+    "Reject labels that mix strings with numbers (e.g. `['a', 1]` in an object array), which cannot be ordered."
+    a = np.asarray(y, dtype=object) if not hasattr(y, "dtype") or getattr(y, "dtype", None) == object else None
+    if a is None or a.size == 0: return
+    kinds = {"string" if isinstance(v, (str, bytes)) else "number" if isinstance(v, (numbers.Number, np.number)) else type(v).__name__
+             for v in a.ravel() if v is not None and not (isinstance(v, float) and np.isnan(v))}
+    if len(kinds) > 1:
+        raise ValueError(f"y mixes label types ({', '.join(sorted(kinds))}): class labels must all be strings or all "
+                         "numbers, since classes_ is sorted; convert them first, e.g. y = np.asarray(y).astype(str).")
+
 def _as_label_array(y) -> np.ndarray:
     "`y` as a 1-D array; reject 2-D, empty, NaN/inf, naming the problem."
+    check_label_types(y)
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1: y = y.ravel()
     if y.ndim != 1:
@@ -139,12 +151,133 @@ def logsumexp(a, axis=None, b=None):
     "log Σ b·e^a, stable (scipy's implementation, re-exported so the book imports it from one place)."
     return _sp_logsumexp(a, axis=axis, b=b)
 
-# %% ../nbs/00_core.ipynb #5178ffd5
+# %% ../nbs/00_core.ipynb #61833652
+class InvalidParameterError(ValueError, TypeError):
+    "A hyper-parameter is invalid or inert. Both a `ValueError` and a `TypeError`, as in scikit-learn."
+
+class Interval:
+    "A numeric range for a parameter: `kind` is `'int'` or `'real'`, `None` bounds are unbounded."
+    def __init__(self, kind: str, left=None, right=None, *, closed: str = "both"):
+        if kind not in ("int", "real"): raise ValueError(f"Interval kind must be 'int' or 'real'; got {kind!r}.")
+        if closed not in ("both", "left", "right", "neither"):
+            raise ValueError(f"Interval closed must be 'both', 'left', 'right' or 'neither'; got {closed!r}.")
+        if left is not None and right is not None and left > right:
+            raise ValueError(f"Interval: left bound {left} exceeds right bound {right}.")
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def __contains__(self, v) -> bool:
+        if isinstance(v, (bool, np.bool_)): return False
+        if not isinstance(v, numbers.Integral if self.kind == "int" else numbers.Real): return False
+        if not isinstance(v, numbers.Integral):
+            if np.isnan(v): return False   # NaN is in no interval
+            if np.isinf(v) and ((v > 0 and self.right is None) or (v < 0 and self.left is None)): return False  # None: unbounded, inf excluded
+        lo_ok = self.left is None or (v >= self.left if self.closed in ("both", "left") else v > self.left)
+        hi_ok = self.right is None or (v <= self.right if self.closed in ("both", "right") else v < self.right)
+        return bool(lo_ok and hi_ok)
+
+    def __str__(self) -> str:
+        lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
+        lo = "-inf" if self.left is None else f"{self.left:g}"
+        hi = "inf" if self.right is None else f"{self.right:g}"
+        return f"{'an int' if self.kind == 'int' else 'a real number'} in {lb}{lo}, {hi}{rb}"
+
+class Options:
+    "One of a fixed set of string options."
+    def __init__(self, options): self.options = frozenset(options)
+    def __contains__(self, v) -> bool: return isinstance(v, str) and v in self.options
+    def __str__(self) -> str: return "one of {" + ", ".join(repr(o) for o in sorted(self.options)) + "}"
+
+class HasMethods:
+    "An object (an instance, not a class) with the given methods."
+    def __init__(self, *methods: str): self.methods = methods
+    def __contains__(self, v) -> bool:
+        return not isinstance(v, type) and all(callable(getattr(v, m, None)) for m in self.methods)
+    def __str__(self) -> str: return f"an object with method{'s' if len(self.methods) > 1 else ''} {', '.join(self.methods)}"
+
+# %% ../nbs/00_core.ipynb #0d36e41f
+class _Special:
+    def __init__(self, test, text): self.test, self.text = test, text
+    def __contains__(self, v) -> bool: return bool(self.test(v))
+    def __str__(self) -> str: return self.text
+
+def _is_seed(v) -> bool:
+    if v is None or isinstance(v, (np.random.Generator, np.random.SeedSequence)): return True
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) and v >= 0
+
+_SPECIAL = {
+    "boolean": _Special(lambda v: isinstance(v, (bool, np.bool_)), "a bool (True or False)"),
+    "random_state": _Special(_is_seed, "None, an int >= 0, a numpy SeedSequence or a numpy Generator"),
+    "no_validation": _Special(lambda v: True, "anything"),
+}
+
+def _constraint(c):
+    "Turn one declared alternative into an object supporting `in` and `str`."
+    if c is None: return _Special(lambda v: v is None, "None")
+    if c is callable: return _Special(lambda v: callable(v) and not isinstance(v, type), "a callable")
+    if isinstance(c, str):
+        if c not in _SPECIAL: raise ValueError(f"unknown parameter constraint {c!r}; use one of {sorted(_SPECIAL)}.")
+        return _SPECIAL[c]
+    if isinstance(c, type): return _Special(lambda v, t=c: isinstance(v, t) and not isinstance(v, type), f"a {c.__name__}")
+    if isinstance(c, (Interval, Options, HasMethods, _Special)): return c
+    raise TypeError(f"a parameter constraint must be an Interval, Options, HasMethods, a type, None, callable or "
+                    f"one of {sorted(_SPECIAL)}; got {c!r}.")
+
+# %% ../nbs/00_core.ipynb #2ce4f82d
+def _defaults(cls) -> dict:
+    "The defaults of `cls.__init__`'s parameters."
+    import inspect
+    return {p.name: p.default for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name != "self" and p.default is not inspect.Parameter.empty}
+
+def _same(a, b) -> bool:
+    if a is b: return True
+    try: return type(a) is type(b) and bool(a == b)
+    except Exception: return False
+
+def _takes_effect(value, where) -> bool:
+    if callable(where): return bool(where(value))
+    try: return value in where
+    except TypeError: return False
+
+def _hint(value, alternatives) -> str:
+    if isinstance(value, type) and any(isinstance(a, HasMethods) for a in alternatives):
+        return f" Pass an instance, e.g. {value.__name__}(), not the class."
+    if isinstance(value, str) and any(a is _SPECIAL["boolean"] for a in alternatives):
+        return " A string is not a bool (even 'no' or 'False' is truthy): write True or False."
+    return ""
+
+def validate_params(est) -> None:
+    """Check `est.get_params(deep=False)` against `type(est)._parameter_constraints` and `_parameter_inert`.
+    Raises `InvalidParameterError` (a `ValueError` and a `TypeError`) naming the parameter, its value and what is allowed."""
+    cls = type(est)
+    owner = cls.__name__
+    params = est.get_params(deep=False)
+    for name, alts in getattr(cls, "_parameter_constraints", {}).items():
+        if name not in params: raise ValueError(f"{owner}._parameter_constraints declares unknown parameter {name!r}.")
+        alts = [_constraint(a) for a in (alts if isinstance(alts, (list, tuple)) else [alts])]
+        value = params[name]
+        if any(value in a for a in alts): continue
+        allowed = " or ".join(str(a) for a in alts)
+        raise InvalidParameterError(f"{owner}: the {name!r} parameter must be {allowed}; got {value!r}.{_hint(value, alts)}")
+    inert = getattr(cls, "_parameter_inert", {})
+    if inert:
+        defaults = _defaults(cls)
+        for name, (gov, where) in inert.items():
+            if name not in params or gov not in params: raise ValueError(f"{owner}._parameter_inert names unknown parameters {name!r}/{gov!r}.")
+            if _same(params[name], defaults.get(name)) or _takes_effect(params[gov], where): continue
+            cond = ("one of {" + ", ".join(repr(w) for w in sorted(where, key=repr)) + "}") if not callable(where) else getattr(where, "__doc__", None) or "suitable"
+            raise InvalidParameterError(
+                f"{owner}: {name}={params[name]!r} has no effect unless {gov} is {cond} (got {gov}={params[gov]!r}); "
+                f"set {gov} accordingly, or leave {name} at its default {defaults.get(name)!r}.")
+
+# %% ../nbs/00_core.ipynb #e619f9af
 class BinaryClassifier(ClassifierMixin, BaseEstimator):
     "Base for binary classifiers: subclasses implement `_fit(X, y_pm, w)` and `_decision(X)`."
 
     def fit(self, X, y, sample_weight=None):
-        "Validate, encode labels to ±1 and call `_fit`; returns `self`."
+        "Validate the parameters (`_parameter_constraints`) and the data, encode labels to ±1 and call `_fit`; returns `self`."
+        self._validate_params()
         X, y = self._validate_fit_input(X, y)
         y_pm, self.classes_ = encode_binary_labels(y)
         w = check_sample_weight(sample_weight, X.shape[0])
@@ -154,7 +287,12 @@ class BinaryClassifier(ClassifierMixin, BaseEstimator):
         self._fit(X, y_pm, w)
         return self
 
+    def _validate_params(self):
+        "Check the declared parameter constraints (`validate_params`); scikit-learn's private validator is not used."
+        validate_params(self)
+
     def _validate_fit_input(self, X, y):
+        check_label_types(y)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, y_numeric=False)
         check_classification_targets(y)  # "Unknown label type: continuous" for regression targets
         return X, y
@@ -174,5 +312,8 @@ class BinaryClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _fit(self, X, y_pm, w): raise NotImplementedError
-    def _decision(self, X): raise NotImplementedError
+    def _fit(self, X, y_pm, w):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _fit(X, y_pm, w): BinaryClassifier is a base "
+                                  "class; subclass it and implement _fit and _decision (see WeightedMeanClassifier below).")
+    def _decision(self, X):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _decision(X): BinaryClassifier is a base class.")

@@ -115,3 +115,85 @@ def test_base_pickles_and_clones():
     again = pickle.loads(pickle.dumps(clf))
     assert np.array_equal(again.decision_function(X), clf.decision_function(X))
     assert clone(clf).get_params() == {"shift": 0.0}
+
+
+# --- declared parameter constraints (validate_params) ------------------------------------------------------------
+from sklearn.base import BaseEstimator
+from sklearn.tree import DecisionTreeClassifier
+
+from robust_ref.core import HasMethods, Interval, InvalidParameterError, Options, check_label_types, validate_params
+
+
+class _Declared(BaseEstimator):
+    _parameter_constraints = {"n": [Interval("int", 1, None, closed="left")],
+                              "rate": [Interval("real", 0, 1, closed="right")],
+                              "scale": [Interval("real", 0, np.inf, closed="neither"), None],
+                              "mode": [Options({"a", "b"}), HasMethods("fit", "predict")],
+                              "depth": [Interval("int", 1, None, closed="left"), None],
+                              "flag": ["boolean"], "seed": ["random_state"], "fn": [callable, None]}
+    _parameter_inert = {"depth": ("mode", {"b"})}
+
+    def __init__(self, n=3, rate=0.5, scale=None, mode="a", depth=None, flag=False, seed=None, fn=None):
+        self.n, self.rate, self.scale, self.mode, self.depth, self.flag, self.seed, self.fn = (
+            n, rate, scale, mode, depth, flag, seed, fn)
+
+
+@pytest.mark.parametrize("params", [
+    {}, dict(n=np.int32(7)), dict(rate=1), dict(rate=np.float32(0.25)), dict(scale=1e300),
+    dict(mode=DecisionTreeClassifier()), dict(mode="b", depth=4), dict(flag=np.True_),
+    dict(seed=0), dict(seed=np.random.default_rng(1)), dict(seed=np.random.SeedSequence(2)), dict(fn=len)])
+def test_validate_params_accepts(params):
+    validate_params(_Declared(**params))
+
+
+@pytest.mark.parametrize("params, name", [
+    (dict(n=0), "'n'"), (dict(n=2.0), "'n'"), (dict(n=True), "'n'"), (dict(n="3"), "'n'"),
+    (dict(rate=0), "'rate'"), (dict(rate=1.0000001), "'rate'"), (dict(rate=float("nan")), "'rate'"),
+    (dict(scale=np.inf), "'scale'"), (dict(scale=0.0), "'scale'"), (dict(mode="c"), "'mode'"),
+    (dict(mode=DecisionTreeClassifier), "not the class"), (dict(flag="no"), "'flag'"), (dict(flag=1), "'flag'"),
+    (dict(seed=-1), "'seed'"), (dict(seed=0.5), "'seed'"), (dict(seed=np.random.RandomState(0)), "'seed'"),
+    (dict(fn=3), "'fn'"), (dict(fn=int), "'fn'"), (dict(depth=0, mode="b"), "'depth'"),
+    (dict(depth=3), "depth=3 has no effect unless mode is one of {'b'}")])
+def test_validate_params_rejects_naming_the_parameter(params, name):
+    with pytest.raises(InvalidParameterError, match=name.replace("(", r"\(").replace("{", r"\{")) as e:
+        validate_params(_Declared(**params))
+    assert isinstance(e.value, ValueError) and isinstance(e.value, TypeError)
+    assert repr(list(params.values())[0])[:12] in str(e.value) or "no effect" in str(e.value)
+
+
+def test_interval_bounds_and_infinity():
+    assert np.inf not in Interval("real", 0, None) and np.inf in Interval("real", 0, np.inf)
+    assert np.inf not in Interval("real", 0, np.inf, closed="left") and -np.inf not in Interval("real", None, 0)
+    assert 10**400 in Interval("int", 0, None)                  # huge Python ints are ints, not overflow errors
+    with pytest.raises(ValueError, match="kind"): Interval("float", 0, 1)
+    with pytest.raises(ValueError, match="exceeds"): Interval("real", 2, 1)
+    with pytest.raises(ValueError, match="closed"): Interval("real", 0, 1, closed="open")
+
+
+def test_declaration_errors_are_caught():
+    class Bad(_Declared): _parameter_constraints = {"nope": [None]}
+    with pytest.raises(ValueError, match="unknown parameter 'nope'"): validate_params(Bad())
+    class Bad2(_Declared): _parameter_constraints = {"n": ["boolish"]}
+    with pytest.raises(ValueError, match="unknown parameter constraint"): validate_params(Bad2())
+
+
+def test_binary_classifier_validates_params_before_data():
+    class Clf(BinaryClassifier):
+        _parameter_constraints = {"k": [Interval("int", 1, None, closed="left")]}
+        def __init__(self, k=1): self.k = k
+        def _fit(self, X, y, w): self.w_ = 0
+        def _decision(self, X): return np.zeros(len(X))
+    X = np.zeros((4, 1))
+    Clf().fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="'k' parameter"): Clf(k=0).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="'k' parameter"): Clf(k=0).fit(X[:0], [])   # parameters first
+
+
+@pytest.mark.parametrize("y", [np.array(["a", 1, "a", 1], dtype=object), ["a", 1, "a", 1], [b"x", 2.0, b"x", 2.0]])
+def test_mixed_label_types_are_named(y):
+    with pytest.raises(ValueError, match="mixes label types"): check_label_types(y)
+    with pytest.raises(ValueError, match="mixes label types"): encode_binary_labels(y)
+
+
+def test_base_class_fit_names_what_to_implement():
+    with pytest.raises(NotImplementedError, match="implement _fit"): BinaryClassifier().fit(np.zeros((4, 1)), [0, 1, 0, 1])
