@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from _common import warm_up_rmboost
 from robust_ref.lp import LPBoostClassifier, LPBoostMaster, MasterLP
@@ -200,6 +201,7 @@ def main(argv=None):
     ap.add_argument("--lp-backend", choices=["dense", "highs"], default="dense", help="back end of the LPBoost master (default: the library default)")
     ap.add_argument("--no-fits", action="store_true", help="skip the LP-share-of-fit table")
     args = ap.parse_args(argv)
+    threadpool_limits(1)   # one BLAS thread for every path, as the other benchmarks
     X, y = load(args.data)
     warm_up_rmboost()
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
