@@ -11,9 +11,10 @@ with the current dual weights (the RMBoost authors' "official mode": no early st
 add a column). The LP work of every round is then timed three ways on exactly the same LPs:
 
 * warm     -- one master alive for the whole run: add the round's rule, `solve()` from the previous
-              basis (this is what `robust_ref` does: `RMBoostMaster`, by default the dual (17) of LP (16) by
-              the library's dense dual simplex; --rm-form dual puts (17) on HiGHS, --rm-form primal (16);
-              `LPBoostMaster` by HiGHS's primal simplex);
+              basis (this is what `robust_ref` does: both masters by default solve their LP over sample
+              weights -- RMBoost's dual (17), LPBoost's dual -- on chapter 06's dense dual simplex, each
+              solve certified; --rm-form dual/primal puts RMBoost's (17)/(16) on HiGHS, --lp-backend highs
+              LPBoost's primal on HiGHS's primal simplex);
 * highspy  -- build a new `MasterLP` from all columns so far and solve it cold with HiGHS's
               defaults (presolve, HiGHS chooses the algorithm);
 * linprog  -- build the dense inequality-form matrices and call
@@ -21,6 +22,9 @@ add a column). The LP work of every round is then timed three ways on exactly th
 
 Every round's objective is compared across the three (they solve the same LP). No assertions on
 time: the ratios are printed side by side.
+
+Then the share of the LP in a whole fit: `LPBoostClassifier` and `RMBoostClassifier` on the same data with the same
+tree learner, their own `lp_seconds_` against `learner_seconds_` (RMBoost at K = rounds and K = 2 x rounds).
 """
 import argparse
 import time
@@ -30,10 +34,11 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from _common import warm_up_rmboost
-from robust_ref.lp import LPBoostMaster, MasterLP
-from robust_ref.rmboost import RMBoostMaster
+from robust_ref.lp import LPBoostClassifier, LPBoostMaster, MasterLP
+from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 
 DATA = Path(__file__).resolve().parents[1] / "robust_ref" / "data"
 
@@ -55,11 +60,11 @@ def bootstrap_tree_rule(X, signed, rng):
 
 
 # ---------------------------------------------------------------------------------------------- LPBoost
-def lpboost_warm(X, y, rounds, nu, seed):
+def lpboost_warm(X, y, rounds, nu, seed, backend="dense"):
     "Real column generation on the warm master; returns the column sequence, per-round LP times and objectives."
     rng = np.random.default_rng(seed)
     n = len(y); D = np.full(n, 1 / (nu * n))
-    t0 = time.perf_counter(); master = LPBoostMaster(y, D); t_build = time.perf_counter() - t0
+    t0 = time.perf_counter(); master = LPBoostMaster(y, D, backend=backend); t_build = time.perf_counter() - t0
     u = np.full(n, 1 / n)
     H, times, objs, iters = [], [], [], []
     for _ in range(rounds):
@@ -140,9 +145,9 @@ def rmboost_cold_linprog(H, y, k):
 
 
 # ---------------------------------------------------------------------------------------------- driver
-def run(master, X, y, rounds, nu, seed, every, rm_form="dense"):
+def run(master, X, y, rounds, nu, seed, every, rm_form="dense", lp_backend="dense"):
     if master == "lpboost":
-        H, t_warm, obj, iters = lpboost_warm(X, y, rounds, nu, seed)
+        H, t_warm, obj, iters = lpboost_warm(X, y, rounds, nu, seed, lp_backend)
         cold = {"highspy": lambda k: lpboost_cold_highspy(H, y, nu, k),
                 "linprog": lambda k: lpboost_cold_linprog(H, y, nu, k)}
     else:
@@ -167,6 +172,23 @@ def run(master, X, y, rounds, nu, seed, every, rm_form="dense"):
                 ratio_highspy=A / W, ratio_linprog=B / W, max_obj_diff=worst)
 
 
+def fit_shares(X, y, rounds, nu, seed):
+    "LP seconds vs base-learner seconds inside whole fits, same tree learner (CART, 11 leaves, bootstrap for RMBoost)."
+    tree = DecisionTreeClassifier(max_leaf_nodes=11)
+    fits = [("LPBoost", rounds, LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree, tol=0.0,
+                                                  random_state=seed)),
+            ("RMBoost", rounds, RMBoostClassifier(n_estimators=rounds, random_state=seed)),
+            ("RMBoost", 2 * rounds, RMBoostClassifier(n_estimators=2 * rounds, random_state=seed))]
+    rows = []
+    for name, K, est in fits:
+        t0 = time.perf_counter(); est.fit(X, y); total = time.perf_counter() - t0
+        rows.append(dict(estimator=name, K=K, rounds_done=est.n_iter_, fit_s=total, lp_s=est.lp_seconds_,
+                         learner_s=est.learner_seconds_, lp_share=est.lp_seconds_ / total,
+                         learner_share=est.learner_seconds_ / total,
+                         lp_le_learner=est.lp_seconds_ <= est.learner_seconds_, fallbacks=est.lp_fallbacks_))
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="diabetes")
@@ -176,13 +198,20 @@ def main(argv=None):
     ap.add_argument("--every", type=int, default=20, help="print every k-th round")
     ap.add_argument("--master", choices=["lpboost", "rmboost", "both"], default="both")
     ap.add_argument("--rm-form", choices=["dense", "primal", "dual"], default="dense", help="LP form of the RMBoost master (default: the library default)")
+    ap.add_argument("--lp-backend", choices=["dense", "highs"], default="dense", help="back end of the LPBoost master (default: the library default)")
+    ap.add_argument("--no-fits", action="store_true", help="skip the LP-share-of-fit table")
     args = ap.parse_args(argv)
+    threadpool_limits(1)   # one BLAS thread for every path, as the other benchmarks
     X, y = load(args.data)
     warm_up_rmboost()
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
-    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form) for m in masters]
-    print("\nsummary (cold time / warm time, LP work only):")
+    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form, args.lp_backend) for m in masters]
+    print("\nsummary (cold time / warm time, LP work only; targets: LPBoost >= 20x, RMBoost >= 79x vs highspy):")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    if not args.no_fits:
+        print("\nLP share of whole fits (target: LP seconds <= base-learner seconds):")
+        print(pd.DataFrame(fit_shares(X, y, args.rounds, args.nu, args.seed)).to_string(
+            index=False, float_format=lambda v: f"{v:.3g}"))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 def warm_fit(X, y, rounds, seed=0, form="dense"):
     "Fit RMBoost (official mode, resampled ≤11-leaf trees) with the warm-started master; returns (model, wall seconds)."
     t0 = time.perf_counter()
-    model = RMBoostClassifier(n_rounds=rounds, random_state=seed, lp_form=form).fit(X, y)
+    model = RMBoostClassifier(n_estimators=rounds, random_state=seed, lp_form=form).fit(X, y)
     return model, time.perf_counter() - t0
 
 
@@ -42,7 +42,7 @@ def scratch_solves(model, X, y_pm):
     for k in range(1, len(model.risk_path_)):
         act = np.flatnonzero(model.active_path_[k])
         if act.size == 0: continue
-        m = RMBoostMaster(y_pm, warm_start=False, form="primal")   # the authors' LP (16), rebuilt each round
+        m = RMBoostMaster(y_pm, lp_warm_start=False, form="primal")   # the authors' LP (16), rebuilt each round
         m.add_rules(V[:, act], lam[act])
         sol = m.solve()                               # seconds include building the LP, as the authors do
         total += sol.seconds; pivots += sol.iterations

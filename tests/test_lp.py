@@ -17,8 +17,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from robust_ref.lp import (LPBoostClassifier, LPBoostMaster, LPResult, LPSolveError, MasterLP, fit_rule,
-                           optimality_certificate, pricing_oracle)
+import warnings
+
+from robust_ref.datasets import list_datasets, load_dataset
+from robust_ref.lp import (DegenerateMarginWarning, LPBoostClassifier, LPBoostMaster, LPResult, LPSolveError, MasterLP,
+                           fit_rule, optimality_certificate, pricing_oracle)
+from robust_ref.noise import flip_uniform
 
 TOL = 1e-7  # HiGHS's default primal/dual feasibility tolerance: the precision both solvers promise
 
@@ -433,6 +437,30 @@ def test_lpboost_master_duals_solve_the_dual_lp(nu):
         assert abs(sol["rho"] - D @ np.maximum(sol["rho"] - margins, 0) - beta_ref) <= 1e-6
 
 
+@pytest.mark.parametrize("nu, real", [(0.05, False), (0.3, True), (1.0, False)])
+def test_lpboost_dense_master_agrees_with_highs_every_round(nu, real):
+    """The default master (LPBoost's dual on the dense dual simplex) and the primal on HiGHS, fed the same rules:
+    equal objectives to 1e-8 every round, both equal to linprog's dual from scratch, and every dense round certified
+    without the HiGHS fallback."""
+    rng = np.random.default_rng(5)
+    n = 120
+    y = rng.choice([-1.0, 1.0], n)
+    D = np.full(n, 1 / (nu * n))
+    dense, highs = LPBoostMaster(y, D), LPBoostMaster(y, D, backend="highs")
+    H = np.zeros((n, 0))
+    for k in range(60):
+        h = np.clip(rng.normal(size=n) + 0.4 * y, -1, 1) if real else np.where(rng.normal(size=n) + 0.4 * y > 0, 1.0, -1.0)
+        dense.add_rule(h); highs.add_rule(h); H = np.c_[H, h]
+        a, b = dense.solve(), highs.solve()
+        assert abs(a["objective"] - b["objective"]) <= 1e-8
+        assert abs(a["objective"] - lpboost_dual_linprog(H, y, D)[0]) <= TOL
+        assert abs(a["u"].sum() - 1) <= 1e-9 and np.all(a["u"] <= D + 1e-12)
+        assert ((a["u"] * y) @ H).max() <= a["beta"] + 1e-9 and abs(a["a"].sum() - 1) <= 1e-9
+    assert dense.fallbacks == 0 and dense.certify(a)
+    bad = dict(a, a=np.r_[1.0, np.zeros(len(a["a"]) - 1)])          # a feasible but not optimal primal
+    assert not dense.certify(bad)                                     # the certificate can fail
+
+
 def test_lpboost_master_bad_inputs():
     with pytest.raises(ValueError, match="±1"): LPBoostMaster([0, 1, 1], 1.0)
     with pytest.raises(ValueError, match="ΣD ≥ 1"): LPBoostMaster([1, -1], 0.2)
@@ -540,7 +568,7 @@ def test_lpboost_pickle_clone_pipeline_gridsearch():
 
 
 @pytest.mark.parametrize("params, match", [
-    (dict(nu=0.0), "nu"), (dict(nu=1.5), "nu"), (dict(nu=-0.1), "nu"), (dict(nu="a"), "nu"),
+    (dict(nu=0.0), "nu"), (dict(nu=1.5), "nu"), (dict(nu=-0.1), "nu"), (dict(nu="a"), "nu"), (dict(nu=True), "nu"),
     (dict(n_estimators=0), "n_estimators"), (dict(n_estimators=2.5), "n_estimators"),
     (dict(tol=-1.0), "tol"), (dict(tol=np.nan), "tol"),
     (dict(base_learner="forest"), "base_learner"),
@@ -587,6 +615,58 @@ def test_lpboost_nothing_to_learn_keeps_one_rule_and_stops():
     clf = LPBoostClassifier().fit(X, y)
     assert clf.n_iter_ == 1 and clf.converged_ and abs(clf.edge_path_[0]) < 1e-12
     assert clf.predict(X).shape == (6,)
+
+
+def _bundled(name, n_max=2000):
+    X, y = load_dataset(name, return_X_y=True, missing="impute")
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if len(y) > n_max:   # magic (19,020 rows): a seeded subsample keeps the test fast
+        idx = np.random.default_rng(0).choice(len(y), n_max, replace=False)
+        X, y = X[idx], y[idx]
+    return X, y
+
+
+def _majority_rate(y):
+    return 1 - np.unique(y, return_counts=True)[1].max() / len(y)
+
+
+@pytest.mark.parametrize("name", list_datasets())
+def test_lpboost_defaults_learn_on_every_bundled_dataset(name):
+    """Issue 18: with default settings LPBoost beats the majority rule on its training data, on all 15 datasets,
+    and its LP optimum is certified positive: nu='auto' puts ν above 2ε₁, so β* ≥ 1 − 2/2.2 = 1/11."""
+    X, y = _bundled(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateMarginWarning)
+        clf = LPBoostClassifier().fit(X, y)
+    assert np.mean(clf.predict(X) != y) < _majority_rate(y)
+    assert clf.beta_path_[-1] >= 1 / 11 - 1e-7 and clf.rho_path_[-1] > 0
+    # ν follows from the first rule's weighted error, recomputed here from the rule itself
+    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    eps1 = np.mean(clf.estimators_[0](X) != y_pm)
+    assert clf.nu_ == pytest.approx(min(1.0, max(0.1, 2.2 * eps1)), abs=1e-12)
+
+
+@pytest.mark.parametrize("name, rate, nu, rounds", [("diabetes", 0.0, 0.1, 100), ("german_numer", 0.2, 0.1, 300),
+                                                    ("german_numer", 0.2, 0.4, 300)])
+def test_lpboost_degenerate_optimum_warns(name, rate, nu, rounds):
+    """The cases of issue 18, each with a DegenerateMarginWarning. diabetes, ν = 0.1: after 100 rounds the restricted
+    master is still on its β ≤ 0 plateau (ρ ≤ 0). german_numer + 20% noise: column generation converges (the exact
+    stump oracle certifies the full LP's optimum) with β* = 0, where every optimum has y·f ≥ 0 on every point: on noisy
+    data that is the zero function, every prediction a tie."""
+    X, y = _bundled(name)
+    if rate: y = flip_uniform(y, rate, random_state=0).y
+    with pytest.warns(DegenerateMarginWarning, match="nu"):
+        clf = LPBoostClassifier(nu=nu, n_estimators=rounds).fit(X, y)
+    assert clf.rho_path_[-1] <= clf.tol
+    if name == "german_numer":
+        assert clf.converged_ and abs(clf.beta_path_[-1]) <= 1e-9
+        f = clf.decision_function(X)
+        y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+        assert np.all(y_pm * f >= -1e-9) and np.mean(np.abs(f) <= 1e-9) >= 0.99
+    with warnings.catch_warnings():                   # and the default learns on the same data
+        warnings.simplefilter("error", DegenerateMarginWarning)
+        auto = LPBoostClassifier().fit(X, y)
+    assert np.mean(auto.predict(X) != y) < _majority_rate(y)
 
 
 # ----------------------------------------------------------------------------------------------

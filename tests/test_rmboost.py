@@ -11,8 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robust_ref.datasets import make_stump_data
 from robust_ref.learners import rule_matrix, stump_pool
-from robust_ref.lp import LPResult, LPSolveError, optimality_certificate
-from robust_ref.rmboost import (_RowBuffer, DenseDualSimplex, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
+from robust_ref.lp import DenseDualSimplex, LPResult, LPSolveError, _RowBuffer, optimality_certificate
+from robust_ref.rmboost import (NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
                                 rmboost_lp)
 
 TOL = 1e-7  # HiGHS's default feasibility tolerance: what both solvers promise
@@ -89,7 +89,7 @@ def test_sample_weight_equals_repeated_rows(small):
 def test_column_generation_converges_to_full_lp(small, lam, lp_form):
     X, y, Phi = small
     R_full = authors_linprog(Phi, y, lam)[1]
-    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_rounds=1000, lp_form=lp_form).fit(X, y)
+    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_estimators=1000, lp_form=lp_form).fit(X, y)
     assert clf.stopped_                               # Step 5 fired: the exact oracle certifies optimality
     assert abs(clf.minimax_risk_ - R_full) < TOL
     assert np.all(np.diff(clf.risk_path_) <= 1e-9)
@@ -99,7 +99,7 @@ def test_column_generation_converges_to_full_lp(small, lam, lp_form):
 def test_round_one_closed_form(small):
     X, y, Phi = small
     lam = 1 / np.sqrt(80)
-    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_rounds=1).fit(X, y)
+    clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", n_estimators=1).fit(X, y)
     h1 = clf.rules_[0](X)
     assert abs(clf.risk_path_[1] - (np.mean(h1 != y) + lam / 2)) < 1e-12   # spec §3.2 note 8
     assert abs(clf.coef_[0] - 0.5) < 1e-12
@@ -107,8 +107,8 @@ def test_round_one_closed_form(small):
 
 def test_removal_keeps_weighted_rules_and_value(small):
     X, y, Phi = small
-    on = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", n_rounds=1000).fit(X, y)
-    off = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", n_rounds=1000, remove_inactive=False).fit(X, y)
+    on = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", n_estimators=1000).fit(X, y)
+    off = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", n_estimators=1000, remove_inactive=False).fit(X, y)
     assert abs(on.minimax_risk_ - off.minimax_risk_) < TOL
     assert np.all(np.abs(on.coef_[~on.active_]) == 0)              # removed rules carry no weight
     assert (~on.active_).any() and off.active_.all()               # removal happened (and only when asked)
@@ -116,8 +116,8 @@ def test_removal_keeps_weighted_rules_and_value(small):
 
 def test_risk_path_non_increasing_with_trees():
     X, y = make_stump_data(150, random_state=3)
-    clf = RMBoostClassifier(n_rounds=30, random_state=0).fit(X, y)
-    assert len(clf.risk_path_) == 31 and clf.n_rounds_done_ == 30
+    clf = RMBoostClassifier(n_estimators=30, random_state=0).fit(X, y)
+    assert len(clf.risk_path_) == 31 and clf.n_iter_ == 30
     assert np.all(np.diff(clf.risk_path_) <= 1e-9)
     assert clf.minimax_risk_ == clf.risk_path_[-1]
 
@@ -125,17 +125,17 @@ def test_risk_path_non_increasing_with_trees():
 def test_warm_and_scratch_give_same_risk_every_round():
     X, y = make_stump_data(120, random_state=4)
     y = y.astype(float)
-    warm = RMBoostClassifier(n_rounds=25, random_state=0).fit(X, y)
+    warm = RMBoostClassifier(n_estimators=25, random_state=0).fit(X, y)
     V = rule_matrix(warm.rules_, X)
     for k in range(1, len(warm.risk_path_)):
         t = len(warm.coef_path_[k])
-        cold = RMBoostMaster(y, warm_start=False, form="primal")     # the authors' LP (16), from scratch
+        cold = RMBoostMaster(y, lp_warm_start=False, form="primal")     # the authors' LP (16), from scratch
         cold.add_rules(V[:, :t], 1 / np.sqrt(len(y)))
         assert abs(cold.solve().risk - warm.risk_path_[k]) < 1e-7
         if k % 8 == 0:                                           # and a third, independent solver formulation
             assert abs(authors_linprog(V[:, :t], y, 1 / np.sqrt(len(y)))[1] - warm.risk_path_[k]) < 1e-7
     # a whole fit rebuilt from scratch each round: a valid (possibly different) path, R never increasing
-    scratch = RMBoostClassifier(n_rounds=25, random_state=0, warm_start=False).fit(X, y)
+    scratch = RMBoostClassifier(n_estimators=25, random_state=0, lp_warm_start=False).fit(X, y)
     assert np.all(np.isfinite(scratch.risk_path_)) and np.all(np.diff(scratch.risk_path_) <= 1e-9)
 
 
@@ -198,9 +198,10 @@ def test_dense_dual_simplex_matches_highs_every_round(values, refactor_every):
         v = np.where(v >= 0, 1.0, -1.0) if values == "pm1" else v
         Phi = np.column_stack([Phi, v]); tau = y @ Phi / n
         dense.add_rows(v[:, None], tau[-1] - lams[k], tau[-1] + lams[k])
-        x, mu, R, it = dense.solve(); pivots += it
-        highs = RMBoostMaster(y, warm_start=False, form="primal"); highs.add_rules(Phi, lams[:k + 1])
-        assert abs(R - highs.solve().risk) < TOL
+        x, mu, obj, it = dense.solve(); pivots += it
+        R = 0.5 - obj                                   # (17) as min ½Σx: R = ½ − ½Σx
+        highs = RMBoostMaster(y, lp_warm_start=False, form="primal"); highs.add_rules(Phi, lams[:k + 1])
+        assert abs(R - highs.solve().risk) < 1e-8    # the objectives agree to 1e-8 every round
         amb = x[:n] - x[n:]
         assert np.all(x >= -1e-9) and np.all(x <= dense.ub + 1e-9)
         assert np.max(np.abs(Phi @ mu)) <= 0.5 + 1e-9                          # μ feasible for (16)
@@ -237,11 +238,12 @@ def test_dense_dual_simplex_bad_input():
     with pytest.raises(ValueError, match="lower ≤ upper"): d.add_rows(np.ones((4, 1)), 1, -1)
     assert d.n_rows == 0                       # nothing was added by the rejected calls
     with pytest.raises(ValueError, match="positive integer"): DenseDualSimplex(0)
-    with pytest.raises(ValueError, match="ub > 1"): DenseDualSimplex(4, ub=0.5)
+    with pytest.raises(ValueError, match="bounds cross"): DenseDualSimplex(4, ub=-0.5)
+    with pytest.raises(ValueError, match="finite"): DenseDualSimplex(4, ub=np.inf)
     with pytest.raises(ValueError, match="max_iter must be"): DenseDualSimplex(4, max_iter=-1)
     with pytest.raises(IndexError, match=r"\[0, 0\)"): d.remove_rows([0])
     d.add_rows(np.ones(4), -1, 1)              # a 1-D rule is one row
-    assert d.n_rows == 1 and d.solve()[2] == 0.5     # 0 ∈ [−1, 1]: x = 0 is optimal, value ½
+    assert d.n_rows == 1 and d.solve()[2] == 0.0     # 0 ∈ [−1, 1]: x = 0 is optimal, ½Σx = 0 (R = ½)
 
 
 def test_dense_master_falls_back_to_highs():
@@ -270,7 +272,7 @@ def test_dense_master_falls_back_to_highs():
 def test_predict_proba_and_decision_consistent():
     X, y = make_stump_data(150, random_state=5)
     Xt, yt = make_stump_data(300, random_state=6)
-    clf = RMBoostClassifier(n_rounds=20, random_state=1).fit(X, y)
+    clf = RMBoostClassifier(n_estimators=20, random_state=1).fit(X, y)
     P = clf.predict_proba(Xt)
     f_raw = rule_matrix(clf.rules_, Xt) @ clf.coef_               # independent recomputation of f
     assert np.all((P >= 0) & (P <= 1)) and np.allclose(P.sum(1), 1)
@@ -286,12 +288,12 @@ def test_predict_proba_and_decision_consistent():
     assert np.array_equal(list(clf.staged_predict(Xt))[-1], clf.predict(Xt))
 
 
-def test_ties_follow_tie_break():
+def test_ties_follow_tie():
     X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NothingLearnedWarning)
         for tb, label in (("positive", 1), ("negative", 0)):
-            clf = RMBoostClassifier(lam=10.0, base_learner="stump", mode="paper", tie_break=tb).fit(X, y)
+            clf = RMBoostClassifier(lam=10.0, base_learner="stump", mode="paper", tie=tb).fit(X, y)
             assert np.all(clf.predict(X) == label) and clf.tie_rate(X) == 1.0
         clf = RMBoostClassifier(lam=10.0, base_learner="stump", mode="paper").fit(X, np.array([0, 1, 1, 1]))
         assert np.all(clf.predict(X) == 1)                           # majority class
@@ -299,9 +301,9 @@ def test_ties_follow_tie_break():
 
 def test_determinism_per_random_state():
     X, y = make_stump_data(120, random_state=7)
-    a = RMBoostClassifier(n_rounds=15, random_state=3).fit(X, y)
-    b = RMBoostClassifier(n_rounds=15, random_state=3).fit(X, y)
-    c = RMBoostClassifier(n_rounds=15, random_state=4).fit(X, y)
+    a = RMBoostClassifier(n_estimators=15, random_state=3).fit(X, y)
+    b = RMBoostClassifier(n_estimators=15, random_state=3).fit(X, y)
+    c = RMBoostClassifier(n_estimators=15, random_state=4).fit(X, y)
     assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.risk_path_, b.risk_path_)
     assert np.array_equal(a.decision_function(X), b.decision_function(X))
     assert not np.array_equal(a.edge_path_, c.edge_path_)
@@ -310,7 +312,7 @@ def test_determinism_per_random_state():
 def test_sklearn_base_learner_and_weighted_fit():
     X, y = make_stump_data(100, random_state=8)
     for resample in (True, False):
-        clf = RMBoostClassifier(base_learner=DecisionTreeClassifier(max_depth=2), resample=resample, n_rounds=10,
+        clf = RMBoostClassifier(base_learner=DecisionTreeClassifier(max_depth=2), resample=resample, n_estimators=10,
                                 random_state=0).fit(X, y)
         assert clf.minimax_risk_ < 0.5 and np.all(np.diff(clf.risk_path_) <= 1e-9)
 
@@ -319,7 +321,7 @@ def test_nothing_learned_warns_and_returns_half():
     X, y = make_stump_data(60, random_state=9)
     with pytest.warns(NothingLearnedWarning, match="learned nothing"):
         clf = RMBoostClassifier(lam=1.0, base_learner="stump", mode="paper").fit(X, y)
-    assert clf.minimax_risk_ == 0.5 and clf.coef_.size == 0 and clf.n_rounds_done_ == 1
+    assert clf.minimax_risk_ == 0.5 and clf.coef_.size == 0 and clf.n_iter_ == 1
     assert np.all(clf.decision_function(X) != 0)                     # ties reported towards the tie-break class
 
 
@@ -331,19 +333,23 @@ def test_lp_status_error_names_status():
 
 
 @pytest.mark.parametrize("params, exc, match", [
-    (dict(lam=0), ValueError, "lam must be > 0"),
-    (dict(lam=-0.1), ValueError, "lam must be > 0"),
-    (dict(lam="big"), ValueError, "lam must be 'auto'"),
+    (dict(lam=0), ValueError, "'lam' parameter"),
+    (dict(lam=-0.1), ValueError, "'lam' parameter"),
+    (dict(lam="big"), ValueError, "'lam' parameter"),
     (dict(lam=lambda v: -1.0), ValueError, "must return a number > 0"),
-    (dict(n_rounds=0), ValueError, "n_rounds"),
-    (dict(n_rounds=2.5), ValueError, "n_rounds"),
-    (dict(mode="fast"), ValueError, "mode must be"),
-    (dict(tie_break="error"), ValueError, "tie_break"),
+    (dict(n_estimators=0), ValueError, "n_estimators"),
+    (dict(n_estimators=2.5), ValueError, "n_estimators"),
+    (dict(mode="fast"), ValueError, "'mode' parameter"),
+    (dict(tie="error"), ValueError, "tie"),
     (dict(lp_tol=0), ValueError, "lp_tol"),
     (dict(remove_inactive="yes"), ValueError, "remove_inactive"),
-    (dict(lp_form="both"), ValueError, "lp_form must be one of"),
+    (dict(lp_form="both"), ValueError, "'lp_form' parameter"),
+    (dict(lp_options={"time_limit": 1.0}), ValueError, "unless lp_form"),   # issue 18: never silently ignored
     (dict(base_learner=object()), TypeError, "fit, predict"),
-    (dict(base_learner="forest"), ValueError, "base_learner must be"),
+    (dict(base_learner="forest"), ValueError, "'base_learner' parameter"),
+    (dict(resample="no"), ValueError, "'resample' parameter"),
+    (dict(lp_warm_start=1), ValueError, "'lp_warm_start' parameter"),
+    (dict(max_leaf_nodes=5, base_learner="stump"), ValueError, "unless base_learner"),
 ])
 def test_bad_parameters(params, exc, match):
     X, y = make_stump_data(40, random_state=1)
@@ -365,9 +371,9 @@ def test_degenerate_noisy_fit_does_not_stall(lp_form):
     tr, _ = next(StratifiedShuffleSplit(10, test_size=0.1, random_state=derive_seed(0, "diabetes") % 2**32).split(X, y))
     y_tr = flip_uniform(y[tr], 0.1, exact=False, random_state=derive_seed(0, "diabetes", 0, "uniform", 0.1, "flip")).y
     rs = derive_seed(0, "diabetes", 0, "uniform", 0.1, "RMBoost") % 2**31
-    clf = RMBoostClassifier(n_rounds=200, random_state=rs, lp_form=lp_form,
-                            lp_options={"simplex_iteration_limit": 20_000}).fit(X[tr], y_tr)
-    assert clf.n_rounds_done_ == 200 and np.all(np.diff(clf.risk_path_) <= 1e-9)
+    clf = RMBoostClassifier(n_estimators=200, random_state=rs, lp_form=lp_form,
+                            lp_options=None if lp_form == "dense" else {"simplex_iteration_limit": 20_000}).fit(X[tr], y_tr)
+    assert clf.n_iter_ == 200 and np.all(np.diff(clf.risk_path_) <= 1e-9)
     assert clf.lp_fallbacks_ == 0 and clf.lp_repairs_ == 0  # the dense simplex (cap 50·(2n + rows) pivots) solved every round
 
 
@@ -412,8 +418,20 @@ def _expected_failures(est):
             "weight-equivalent at fixed λ (test_sample_weight_equals_repeated_rows)"}
 
 
-@parametrize_with_checks([RMBoostClassifier(n_rounds=10, random_state=0)], expected_failed_checks=_expected_failures)
+@parametrize_with_checks([RMBoostClassifier(n_estimators=10, random_state=0)], expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NothingLearnedWarning)
         check(estimator)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_extreme_feature_scales_fit_the_same_model(scale):
+    """Issue 18: valid data at features × 1e300 and × 1e-300 was rejected (scikit-learn's trees cast X to float32, where
+    such values overflow or vanish). Scaling every feature by a power of ten keeps the order of the values, so the trees,
+    R and the predictions are those of the unscaled data."""
+    X, y = make_stump_data(120, random_state=4)
+    ref = RMBoostClassifier(n_estimators=15, random_state=0).fit(X, y)
+    big = RMBoostClassifier(n_estimators=15, random_state=0).fit(X * scale, y)
+    np.testing.assert_allclose(big.risk_path_, ref.risk_path_, atol=1e-12)
+    np.testing.assert_array_equal(big.predict(X * scale), ref.predict(X))
