@@ -53,8 +53,10 @@ def run_notebook(nb: Path, out_dir: Path = RUN, full: bool = False, timeout: int
     env_before = os.environ.get("MPLBACKEND")
     os.environ.pop("MPLBACKEND", None)  # inline figures are what the docs show
     try:
+        # The kernel runs on 127.0.0.1 and says so at WARNING level on every start: only its errors go to the log.
         pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(nb.parent), kernel_name="python3",
-                            progress_bar=False, execution_timeout=timeout)
+                            progress_bar=False, execution_timeout=timeout,
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
     finally:
         if env_before is not None: os.environ["MPLBACKEND"] = env_before
     return out
@@ -511,6 +513,9 @@ class Links:
                 return f'{attr}="{prefix}src/{path}.html{"#" + line if line else ""}"'
             return m.group(0)
         text = re.sub(r'(href|src)="(https?://[^"]+)"', repl, text)
+        # a markdown link to another notebook (`[chapter](10_rmboost.ipynb#sec)`, as Quarto wants it) -> its page
+        text = re.sub(r'href="([\w-]+)\.ipynb(#[^"]*)?"',
+                      lambda m: f'href="{prefix}{page_name(Path(m.group(1) + ".ipynb"))}{m.group(2) or ""}"', text)
         if self.remote: return text
         def delink(m):
             self.delinked.setdefault(page, []).append(m.group(2))
