@@ -408,7 +408,7 @@ def _toc(body: str) -> str:
     for lvl, ident, inner in re.findall(r'<h([23])[^>]*\bid="([^"]+)"[^>]*>(.*?)</h\1>', body, flags=re.S):
         text = re.sub(r"<a class=\"anchor-link\".*?</a>", "", inner, flags=re.S)
         text = re.sub(r"<[^>]+>", "", text).strip()
-        if text: items.append(f'<a class="rr-toc-{lvl}" href="#{html.escape(ident)}">{html.escape(text)}</a>')
+        if text: items.append(f'<a class="rr-toc-{lvl}" href="#{ident}">{text}</a>')  # both already HTML-escaped
     return f'<nav class="rr-toc" aria-label="On this page"><p class="rr-group-title">On this page</p>{"".join(items)}</nav>' if len(items) > 1 else ""
 
 
@@ -503,7 +503,8 @@ class Links:
                 rest = url[len(self.doc):]
                 target, _, anchor = rest.partition("#")
                 target = target or "index.html"
-                anchor = self.ids.get(target, {}).get(anchor.lower(), anchor) if anchor else ""
+                if anchor and target in self.ids:  # spelled as on the page; an anchor the page lacks -> the page
+                    anchor = self.ids[target].get(anchor.lower(), "")
                 return f'{attr}="{prefix}{target}{"#" + anchor if anchor else ""}"'
             if url.startswith(self.git) and "/blob/" in url:
                 path, _, line = url.split("/blob/", 1)[1].split("/", 1)[1].partition("#")
