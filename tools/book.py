@@ -452,6 +452,7 @@ def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str
 {toc}
 </div>
 {_search_tags(prefix)}
+<script>if (matchMedia("(max-width: 800px)").matches) document.querySelector(".rr-nav-box").open = false;</script>
 </body></html>
 """
 
@@ -571,6 +572,7 @@ body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-ser
 .jp-RenderedHTMLCommon table { display: block; }
 .jp-OutputArea-output pre { white-space: pre; overflow-x: auto; }
 .jp-RenderedImage img { max-width: 100%; height: auto; }
+.MathJax_Display { overflow-x: auto; overflow-y: hidden; max-width: 100%; }  /* a wide formula scrolls, never clips */
 /* theorem environments, proofs, callouts (Quarto's subset) */
 .rr-thm { margin: 1.1rem 0; padding: .6rem 1rem .2rem; border: 1px solid #c9d6e8; border-left: 4px solid var(--rr-accent);
           border-radius: 4px; background: #f5f8fc; }
