@@ -692,7 +692,7 @@ def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS) -> Path:
     (no `nbdev_readme`)."""
     import shutil
     import subprocess
-    stage = ROOT / "_quarto_src"
+    stage = run_dir / "quarto_src"  # inside _run/ (ignored by git), next to the executed copies
     shutil.rmtree(stage, ignore_errors=True); stage.mkdir()
     for f in NBS.iterdir():
         if f.is_file() and f.suffix in {".yml", ".css", ".bib", ".scss"}: shutil.copy2(f, stage / f.name)
