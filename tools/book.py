@@ -686,7 +686,7 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
 
 
 # ----------------------------------------------------------------------------------------- Quarto
-def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS) -> Path:
+def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS, nbs: list[Path] | None = None) -> Path:
     """Render the Quarto site from the *executed* notebooks: stage them with nbs/'s Quarto files, apply nbdev's
     processors (`nbdev.serve.proc_nbs`, as `nbdev_docs` does) and run `quarto render`. README.md is not touched
     (no `nbdev_readme`)."""
@@ -696,7 +696,7 @@ def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS) -> Path:
     shutil.rmtree(stage, ignore_errors=True); stage.mkdir()
     for f in NBS.iterdir():
         if f.is_file() and f.suffix in {".yml", ".css", ".bib", ".scss"}: shutil.copy2(f, stage / f.name)
-    for nb in notebooks():
+    for nb in nbs or notebooks():
         src = run_dir / nb.name
         if not src.exists(): raise SystemExit(f"{nb.name} has not been executed into {run_dir}")
         shutil.copy2(src, stage / nb.name)
