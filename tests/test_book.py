@@ -183,7 +183,11 @@ const pf = await import("./pagefind/pagefind.js"); await pf.init(); const out = 
 for (const q of ["minimax", "breakdown"]) { const r = await pf.search(q);
   const d = await Promise.all(r.results.slice(0, 3).map(x => x.data())); out[q] = d.map(x => x.url); }
 document.getElementById("out").textContent = JSON.stringify(out);</script></body></html>""")
-        dom, _ = open_in_chromium(exe, served + "_search_probe.html")
+        # Pagefind compiles its WebAssembly off the main thread, which Chromium's virtual time does not wait for: on
+        # a busy machine the first load can end before the query ran (seen once in 5 runs), so try up to 3 loads
+        for budget in (20_000, 60_000, 180_000):
+            dom, _ = open_in_chromium(exe, served + "_search_probe.html", budget_ms=budget)
+            if '<pre id="out">waiting</pre>' not in dom: break
     finally:
         probe.unlink(missing_ok=True)
     m = re.search(r'<pre id="out">(.*?)</pre>', dom, flags=re.S)
