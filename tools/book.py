@@ -1,13 +1,15 @@
-"""Run the book and build its offline documentation site.
+"""Run the book and build its documentation site.
 
     python tools/book.py run  [--full] [NOTEBOOK ...]   # papermill every notebook into _run/
-    python tools/book.py site                           # _run/*.ipynb -> _docs/*.html
-    python tools/book.py all  [--full]                  # both, then say where the site is
+    python tools/book.py site [--offline]               # _run/*.ipynb -> _docs/
+    python tools/book.py all  [--full]                  # both (what `make book` runs)
 
-Quarto cannot be installed on this project's machines, so the site is built here from the
-papermill-executed notebooks: nbdev's own processors (directives, `show_doc`, frontmatter) and then
-nbconvert's HTML exporter, plus a navigation sidebar. `nbdev_docs` still renders the Quarto site
-(from `nbs/_quarto.yml`) wherever Quarto exists.
+The site is rendered from the *executed* copies in _run/. Where a `quarto` binary is on PATH, the Quarto site:
+the executed notebooks are processed by nbdev (`proc_nbs`, as `nbdev_docs` does) and `quarto render`ed with
+nbs/_quarto.yml; README.md is never regenerated. Otherwise (Quarto cannot be installed on this project's
+machines) the offline site: nbdev's processors, nbconvert's HTML, and this file's renderer of the Quarto subset
+the book is written in (theorem blocks, proofs, callouts, cross-references, citations), with MathJax, a
+Pagefind search index and highlighted sources served from the site itself.
 """
 from __future__ import annotations
 
