@@ -1,5 +1,6 @@
 # robust_ref: two commands on a fresh machine (see README.md)
-#   make book   re-execute every notebook with papermill and build the offline docs site in _docs/
+#   make book   re-execute every notebook with papermill, then render the docs site into _docs/: Quarto's when a
+#               `quarto` binary is on PATH, else the offline builder's (tools/book.py says which one ran)
 #   make test   everything CI runs: nbdev_test, pytest (notebooks via papermill, estimator checks, docs build, ...)
 SHELL := /bin/bash
 PYTHON ?= python3

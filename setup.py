@@ -8,7 +8,8 @@ cfg = configparser.ConfigParser(delimiters=["="])
 cfg.read("settings.ini", encoding="utf-8")
 cfg = cfg["DEFAULT"]
 
-licenses = {"apache2": ("Apache Software License 2.0", "OSI Approved :: Apache Software License")}
+# SPDX identifiers: setuptools deprecates "License ::" classifiers in favour of an SPDX `license` expression
+licenses = {"apache2": "Apache-2.0"}
 statuses = ["1 - Planning", "2 - Pre-Alpha", "3 - Alpha", "4 - Beta", "5 - Production/Stable", "6 - Mature", "7 - Inactive"]
 py_versions = ["3.10", "3.11", "3.12", "3.13"]
 
@@ -25,7 +26,7 @@ setuptools.setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     keywords=cfg["keywords"].split(),
-    license=lic[0],
+    license=lic,
     author=cfg["author"],
     author_email=cfg["author_email"],
     url=cfg["git_url"],
@@ -33,11 +34,12 @@ setuptools.setup(
     classifiers=[
         "Development Status :: " + statuses[int(cfg["status"])],
         "Intended Audience :: " + cfg["audience"].title(),
-        "License :: " + lic[1],
         "Natural Language :: " + cfg["language"].title(),
         "Topic :: Scientific/Engineering :: Artificial Intelligence",
     ] + ["Programming Language :: Python :: " + v for v in py_versions[py_versions.index(min_python):]],
-    packages=setuptools.find_packages(include=["robust_ref", "robust_ref.*"]),
+    # robust_ref.data holds only data files (no __init__.py): a namespace package, so setuptools ships it without
+    # warning "Package 'robust_ref.data' is absent from the `packages` configuration"
+    packages=setuptools.find_namespace_packages(include=["robust_ref", "robust_ref.*"], exclude=["*.__pycache__"]),
     include_package_data=True,
     package_data={"robust_ref": ["data/*.csv", "data/README.md", "data/SHA256SUMS", "data/published/*.csv", "data/published/README.md",
                                  "grids/*.toml"]},

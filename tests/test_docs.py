@@ -5,22 +5,53 @@ import nbformat
 import pytest
 
 import book
-from conftest import execute_once
+from test_book import site_once
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    for nb in book.notebooks(): execute_once(nb)
-    out = tmp_path_factory.mktemp("site")
-    pages = book.build_site(book.RUN, out)
-    return out, pages
+def site():
+    "The offline site, built once per test run (shared with tests/test_book.py)."
+    out = site_once()
+    return out, [p for p in out.glob("*.html") if p.name != "references.html"]
 
 
 def test_every_notebook_has_a_page(site):
     out, pages = site
     expected = {book.page_name(nb) for nb in book.notebooks()}
     assert expected == {p.name for p in pages}
-    assert (out / "index.html").exists()
+    assert (out / "index.html").exists() and (out / "references.html").exists()
+
+
+def test_one_shared_stylesheet(site):
+    "Pages link the site's stylesheets instead of inlining them (the lab template inlines ~260 KB per page)."
+    out, pages = site
+    assert (out / "_static" / "notebook.css").stat().st_size > 10_000
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        inline = sum(len(s) for s in re.findall(r"<style[^>]*>(.*?)</style>", text, flags=re.S))
+        assert inline < 5_000, f"{p.name}: {inline} bytes of inline CSS"
+        assert 'href="_static/site.css"' in text and 'href="_static/notebook.css"' in text, p.name
+
+
+def test_sidebar_is_grouped(site):
+    "The sidebar groups the chapters: Foundations, Machinery, The five papers, Reproductions, Experiments."
+    out, _ = site
+    nav = re.search(r'<nav class="rr-nav".*?</nav>', (out / "core.html").read_text(encoding="utf-8"), flags=re.S).group(0)
+    titles = re.findall(r'<p class="rr-group-title">([^<]+)</p>', nav)
+    assert titles[:5] == ["Foundations", "Machinery", "The five papers", "Reproductions", "Experiments"], titles
+    groups = dict(re.findall(r'<p class="rr-group-title">([^<]+)</p>(.*?)</div>', nav, flags=re.S))
+    assert 'href="rmboost.html"' in groups["The five papers"] and 'href="core.html"' in groups["Foundations"]
+    assert 'href="reproduce_rmboost.html"' in groups["Reproductions"] and 'href="lp.html"' in groups["Machinery"]
+
+
+def test_contents_panel(site):
+    "A chapter page has a contents panel linking its own section headings."
+    out, _ = site
+    text = (out / "losses.html").read_text(encoding="utf-8")
+    toc = re.search(r'<nav class="rr-toc".*?</nav>', text, flags=re.S)
+    assert toc, "no contents panel on the losses page"
+    anchors = re.findall(r'href="#([^"]+)"', toc.group(0))
+    assert len(anchors) >= 3 and all(f'id="{a}"' in text for a in anchors)
 
 
 def test_pages_link_to_each_other(site):
@@ -28,7 +59,7 @@ def test_pages_link_to_each_other(site):
     names = [book.page_name(nb) for nb in book.notebooks()]
     for name in names:
         text = (out / name).read_text()
-        hrefs = set(re.findall(r'<nav class="rr-nav">.*?</nav>', text, flags=re.S)[0].split('href="')[1:])
+        hrefs = set(re.findall(r'<nav class="rr-nav".*?</nav>', text, flags=re.S)[0].split('href="')[1:])
         linked = {h.split('"')[0] for h in hrefs}
         assert set(names) <= linked, f"{name}: sidebar misses {set(names) - linked}"
 

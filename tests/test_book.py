@@ -1,0 +1,329 @@
+"""The book as a reader opens it: every page of the offline site loaded in headless Chromium.
+
+Fails on any MathJax error ("Math Processing Error", a TeX parse error, a MathJax file that does not load),
+on any JavaScript console error or failed resource, and on a page whose theorem boxes are missing (fewer
+rendered boxes than the notebook's `::: {#thm-…}` blocks, or a literal `:::` fence left in the text).
+Also: offline search finds the chapters, and no page leaks working notes or off-site links.
+
+Chromium is Debian's `chromium` package (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
+browser tests are skipped with that instruction, except under CI (`CI=true`), where they fail.
+`BOOK_SITE=/path/to/_docs pytest tests/test_book.py` checks an already built site instead of building one.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote
+
+import nbformat
+import pytest
+
+import book
+from conftest import execute_once
+
+_RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+THEOREM_FENCE = re.compile(r"^:{3,}\s*\{#(?:%s)-[\w-]+" % "|".join(book.THEOREM_KINDS), flags=re.M)
+INSTALL = "install it with `apt-get update && apt-get install -y chromium` (Debian's package; .ci/run does this)"
+
+
+def site_once() -> Path:
+    "Build the offline site from the executed notebooks once per test run (across xdist workers), into _run/."
+    if os.environ.get("BOOK_SITE"): return Path(os.environ["BOOK_SITE"])
+    for nb in book.notebooks(): execute_once(nb)
+    out = book.RUN / f".site-{_RUN_ID}"
+    lock, done = book.RUN / f".site-{_RUN_ID}.lock", book.RUN / f".site-{_RUN_ID}.json"
+    try:
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)); owner = True
+    except FileExistsError:
+        owner = False
+    if owner:
+        for old in book.RUN.glob(".site-*"):  # sites of earlier test runs
+            if _RUN_ID not in old.name: shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
+        try:
+            book.build_site(book.RUN, out); rec = {"ok": True}
+        except Exception as e:  # noqa: BLE001  (recorded and re-raised to every caller)
+            rec = {"ok": False, "error": f"{type(e).__name__}: {e}"}
+        tmp = done.with_suffix(".tmp"); tmp.write_text(json.dumps(rec)); tmp.replace(done)
+    t0 = time.time()
+    while not done.exists():
+        if time.time() - t0 > 3600: raise TimeoutError("another worker never finished building the site")
+        time.sleep(0.5)
+    rec = json.loads(done.read_text())
+    if not rec["ok"]: raise RuntimeError(f"building the site failed: {rec['error']}")
+    return out
+
+
+def chromium() -> str | None:
+    return next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+def need_chromium() -> str:
+    exe = chromium()
+    if exe: return exe
+    msg = f"headless Chromium is needed to check the book in a browser: {INSTALL}"
+    if os.environ.get("CI", "").lower() in ("true", "1"): pytest.fail(msg)
+    pytest.skip(msg)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    "Serves the site silently, remembering every request it could not answer (a missing script, font, page)."
+    missing: list[str] = []
+
+    def log_message(self, *a): pass
+
+    def send_error(self, code, *a, **kw):
+        if code == 404: _Quiet.missing.append(self.path)
+        return super().send_error(code, *a, **kw)
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    return site_once()
+
+
+@pytest.fixture(scope="module")
+def served(site):
+    "The site on http://127.0.0.1:PORT/ (file:// blocks scripts MathJax and the search need)."
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+def open_in_chromium(exe: str, url: str, budget_ms: int = 20000) -> tuple[str, list[str]]:
+    "The page's DOM after its scripts ran (MathJax included) and the console errors Chromium logged."
+    with_tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"rr-chromium-{os.getpid()}-{threading.get_ident()}"
+    r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                        "--no-first-run", f"--user-data-dir={with_tmp}", "--enable-logging=stderr", "--v=0",
+                        f"--virtual-time-budget={budget_ms}", "--dump-dom", url],
+                       capture_output=True, text=True, timeout=120)
+    shutil.rmtree(with_tmp, ignore_errors=True)
+    console = [l for l in r.stderr.splitlines() if "CONSOLE" in l and ("ERROR" in l or "rror" in l.split('"', 1)[-1])]
+    return r.stdout, console
+
+
+def page_problems(dom: str, console: list[str], expected_theorems: int) -> list[str]:
+    "Everything wrong with one loaded page (empty = the page is fine)."
+    problems = []
+    text = re.sub(r"<(script|style)\b.*?</\1>", "", dom, flags=re.S)  # the page's own MathJax config names the error
+    n_mpe = text.count("Math Processing Error")
+    if n_mpe: problems.append(f"{n_mpe} Math Processing Error(s)")
+    if 'data-mathjax="done"' not in dom and "MathJax" in dom:
+        problems.append("MathJax did not finish typesetting (no data-mathjax=done: old page or a script error)")
+    m = re.search(r'<pre id="rr-errors"[^>]*>(.*?)</pre>', dom, flags=re.S)
+    in_page = json.loads(html_unescape(m.group(1))) if m else []
+    if in_page: problems.append(f"{len(in_page)} JavaScript error(s) on the page: {in_page[:3]}")
+    if console: problems.append(f"{len(console)} console error(s): {console[:3]}")
+    boxes = len(re.findall(r'<div[^>]*\bclass="rr-thm\b', dom))
+    if boxes < expected_theorems: problems.append(f"{boxes} theorem boxes rendered, {expected_theorems} in the notebook")
+    if re.search(r"(^|>|\n)\s*:::", text): problems.append("a literal ':::' fence is shown (an unrendered Quarto block)")
+    return problems
+
+
+def html_unescape(s: str) -> str:
+    import html
+    return html.unescape(s)
+
+
+def expected_theorem_boxes(nb: Path) -> int:
+    return sum(len(THEOREM_FENCE.findall(c.source)) for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "markdown")
+
+
+def test_every_page_in_a_browser(site, served):
+    "0 math errors, 0 console errors, every theorem box rendered, on every chapter page and the references."
+    exe = need_chromium()
+    targets = [(book.page_name(nb), expected_theorem_boxes(nb)) for nb in book.notebooks()]
+    targets += [(p.name, 0) for p in sorted(site.glob("*.html")) if p.name not in {t for t, _ in targets}]
+    def check(t):
+        dom, console = open_in_chromium(exe, served + t[0])
+        return t[0], page_problems(dom, console, t[1])
+    _Quiet.missing.clear()
+    with ThreadPoolExecutor(2) as pool: results = list(pool.map(check, targets))
+    bad = {name: probs for name, probs in results if probs}
+    if _Quiet.missing: bad["(server)"] = [f"{len(_Quiet.missing)} requests for missing files: {sorted(set(_Quiet.missing))[:5]}"]
+    assert not bad, f"{len(bad)} of {len(results)} pages fail in Chromium:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_a_source_page_in_a_browser(site, served):
+    "The highlighted module copies load without errors too (checked on one: they share one template)."
+    exe = need_chromium()
+    src = sorted((site / "src").rglob("*.py.html"))
+    assert src, "no local source pages: source links would leave the site"
+    dom, console = open_in_chromium(exe, served + str(src[0].relative_to(site)))
+    assert not page_problems(dom, console, 0)
+
+
+def test_the_checker_sees_errors():
+    "The page check reports each kind of failure it is meant to catch (so a green run means something)."
+    good = '<body data-mathjax="done"><div class="rr-thm theorem">x</div><pre id="rr-errors" hidden>[]</pre>'
+    assert page_problems(good, [], 1) == []
+    assert page_problems(good.replace("x<", "[Math Processing Error]<"), [], 1)
+    assert page_problems(good, ['[1:1:INFO:CONSOLE(3)] "Uncaught TypeError: x", source: a.js (3)'], 1)
+    assert page_problems(good.replace("[]", "[&quot;MathJax: TeX parse error&quot;]"), [], 1)
+    assert page_problems(good, [], 2)  # a theorem box missing
+    assert page_problems(good.replace("x<", "<p>::: {#thm-a}</p><"), [], 1)
+    assert page_problems('<body><script src="MathJax.js"></script>', [], 0)  # MathJax never finished
+
+
+def test_search_finds_the_chapters(site, served):
+    "Pagefind's offline index, queried in Chromium with Pagefind's own API: 'minimax' finds RMBoost, 'breakdown' Arch Boost."
+    assert (site / "pagefind" / "pagefind-ui.js").exists(), "the site was built without its search index (pip install 'pagefind[bin]')"
+    exe = need_chromium()
+    try:
+        probe = site / "_search_probe.html"
+        probe.write_text("""<!DOCTYPE html><html><body><pre id="out">waiting</pre><script type="module">
+const pf = await import("./pagefind/pagefind.js"); await pf.init(); const out = {};
+for (const q of ["minimax", "breakdown"]) { const r = await pf.search(q);
+  const d = await Promise.all(r.results.slice(0, 3).map(x => x.data())); out[q] = d.map(x => x.url); }
+document.getElementById("out").textContent = JSON.stringify(out);</script></body></html>""")
+        # Pagefind compiles its WebAssembly off the main thread, which Chromium's virtual time does not wait for: on
+        # a busy machine the first load can end before the query ran (seen once in 5 runs), so try up to 3 loads
+        for budget in (20_000, 60_000, 180_000):
+            dom, _ = open_in_chromium(exe, served + "_search_probe.html", budget_ms=budget)
+            if '<pre id="out">waiting</pre>' not in dom: break
+    finally:
+        probe.unlink(missing_ok=True)
+    m = re.search(r'<pre id="out">(.*?)</pre>', dom, flags=re.S)
+    assert m and m.group(1) != "waiting", f"the search query did not run: {dom[:500]}"
+    found = json.loads(html_unescape(m.group(1)))
+    def pages(q): return [u.split("#")[0].rsplit("/", 1)[-1] for u in found[q]]
+    assert "rmboost.html" in pages("minimax"), f"'minimax' top 3: {found['minimax']}"
+    assert "archboost.html" in pages("breakdown"), f"'breakdown' top 3: {found['breakdown']}"
+
+
+FORBIDDEN = ["spec §", "seed 00", "papers/", "np.float64(", "[PAPER ERROR]"]
+
+
+def test_no_working_notes_or_offsite_links(site):
+    "No page cites working notes or links outside the site (the offline builder keeps every link local)."
+    bad = {}
+    for page in sorted(site.rglob("*.html")):
+        if "pagefind" in page.parts or page.name.startswith("_"): continue
+        text = page.read_text(encoding="utf-8")
+        visible = re.sub(r"<(script|style)\b.*?</\1>", "", text, flags=re.S)
+        hits = [f for f in FORBIDDEN if f in visible]
+        hits += re.findall(r'<a\b[^>]*href="((?:https?:)?//[^"]+)"', text)
+        hits += re.findall(r'<(?:script|link|img)\b[^>]*(?:src|href)="((?:https?:)?//[^"]+)"', text)
+        if hits: bad[str(page.relative_to(site))] = sorted(set(hits))[:5]
+    assert not bad, f"{len(bad)} pages leak working notes or off-site links:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_internal_links_resolve(site):
+    "Every local href (page and #anchor) points at a file of the site and an id on that page."
+    ids, bad = {}, []
+    pages = [p for p in site.rglob("*.html") if "pagefind" not in p.parts]
+    for p in pages: ids[p.resolve()] = {html_unescape(i) for i in re.findall(r'\bid="([^"]+)"', p.read_text(encoding="utf-8"))}
+    for p in pages:
+        for href in re.findall(r'<a\b[^>]*href="([^"#:]*)(?:#([^"]*))?"', p.read_text(encoding="utf-8")):
+            target = (p.parent / href[0]).resolve() if href[0] else p.resolve()
+            if target.is_dir(): target = target / "index.html"
+            raw = html_unescape(href[1])  # a browser tries the fragment as written, then percent-decoded
+            if target not in ids: bad.append(f"{p.name} -> {href[0]}")
+            elif raw and raw not in ids[target] and unquote(raw) not in ids[target]: bad.append(f"{p.name} -> {href[0]}#{raw}")
+    assert not bad, f"{len(bad)} broken internal links, e.g. {bad[:8]}"
+
+
+def test_quarto_subset_renders():
+    "Theorem blocks are numbered per kind and page, titled, cross-referenced across pages; citations link the bibliography."
+    bib = book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8"))
+    b = book.Book(bib)
+    a = ["::: {#thm-x-1}\n## Risk bound [@mazuelas2025rmboost, Theorem 2]\nIt holds.\n:::\n\n::: {#lem-x-2}\nL.\n:::\n"
+         "::: {#thm-x-3}\nT.\n:::"]
+    b.index_page("a.html", "Chapter A", a)
+    b.index_page("b.html", "Chapter B", ["::: {#def-y-1}\nD.\n:::"])
+    out = b.markdown(a[0], "a.html")
+    assert '<div id="thm-x-1" class="rr-thm rr-thm theorem">' in out and ">Theorem 1</a>" in out
+    assert ">Lemma 1</a>" in out and ">Theorem 2</a>" in out
+    assert 'href="references.html#ref-mazuelas2025rmboost">Mazuelas &amp; Álvarez 2025</a>, Theorem 2' in out
+    assert "## Risk bound" not in out
+    ref = b.markdown("See @thm-x-3 and @def-y-1, $a@thm-x-1$ and `@thm-x-1`.", "a.html")
+    assert '<a class="rr-xref" href="#thm-x-3">Theorem&nbsp;2</a>' in ref
+    assert '<a class="rr-xref" href="b.html#def-y-1">Definition&nbsp;1 (Chapter B)</a>' in ref
+    assert "$a@thm-x-1$" in ref and "`@thm-x-1`" in ref
+    assert b.markdown("[@sypherd2023alpha; @long2010random, §2]", "a.html").count('class="rr-cite"') == 2
+    col = b.markdown('::: {.callout-note collapse="true"}\n## Implementation notes\nsolver\n:::', "a.html")
+    assert col.startswith('<details class="rr-callout callout callout-note"><summary>Implementation notes</summary>')
+    warn = b.markdown("::: {.callout-warning}\n## Where the paper errs\nx\n:::", "a.html")
+    assert '<p class="rr-callout-title">Where the paper errs</p>' in warn
+    assert '<p class="rr-qed">∎</p></div>' in b.markdown("::: {.proof}\nbecause\n:::", "a.html")
+    assert not b.missing
+    b.markdown("@thm-nowhere and [@nobody2020]", "a.html")
+    assert b.missing == {"a.html": {"@thm-nowhere", "@nobody2020"}}
+
+
+def test_bibliography_has_every_key_the_book_uses():
+    "references.bib holds the agreed keys with author, title, year, venue; every [@key] in the notebooks is in it."
+    bib = book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8"))
+    agreed = {"mazuelas2025rmboost", "sypherd2023alpha", "wilton2024trees", "vanrooyen2015average", "li2018archboost",
+              "freund2001brownboost", "freund2009robustboost", "demiriz2002lpboost", "friedman2000additive",
+              "schapire1999improved", "freund1997adaboost", "long2010random", "chen2010herding",
+              "northcutt2021confident", "breiman2001forests", "chen2016xgboost"}
+    assert agreed <= set(bib), f"missing keys: {agreed - set(bib)}"
+    for k, e in bib.items():
+        assert e.get("author") and e.get("title") and e.get("year", "").isdigit(), k
+        assert e.get("journal") or e.get("booktitle") or e.get("howpublished"), k
+    assert book.cite_label(bib["mazuelas2025rmboost"]) == "Mazuelas & Álvarez 2025"
+    assert book.cite_label(bib["sypherd2023alpha"]) == "Sypherd et al. 2023"
+    used = set()
+    for nb in book.notebooks():
+        for c in nbformat.read(nb, as_version=4).cells:
+            if c.cell_type == "markdown":
+                for inner in re.findall(r"\[(-?@[^\[\]]+)\]", c.source):
+                    used |= {k for k in re.findall(r"-?@([\w:.-]*\w)", inner) if k.split("-")[0] not in book.THEOREM_KINDS}
+    assert used <= set(bib), f"cited but not in references.bib: {used - set(bib)}"
+
+
+def test_parameters_cells_parse_with_papermill():
+    "papermill reads every parameters cell (a `=` in a comment once made it log 'Unable to parse line 1')."
+    from papermill.inspection import _infer_parameters
+    import logging
+    n = 0
+    for nb in book.notebooks():
+        node = nbformat.read(nb, as_version=4)
+        for c in node.cells: c.metadata.setdefault("tags", [])  # papermill's inspection expects the key
+        cells = [c for c in node.cells if "parameters" in c.metadata.get("tags", [])]
+        if not cells: continue
+        n += 1
+        records = []
+        handler = logging.Handler(); handler.emit = records.append
+        logging.getLogger("papermill").addHandler(handler)
+        try:
+            params = _infer_parameters(node)
+        finally:
+            logging.getLogger("papermill").removeHandler(handler)
+        declared = book.declared_parameters(nb)
+        assert {p.name for p in params} == declared, f"{nb.name}: papermill sees {[p.name for p in params]}, cell declares {declared}"
+        assert not [r.getMessage() for r in records if r.levelno >= logging.WARNING], f"{nb.name}: {[r.getMessage() for r in records]}"
+    assert n >= 5, "the reproduction notebooks and the leaderboard declare parameters"
+
+
+def test_quarto_branch_with_a_stand_in_quarto(tmp_path, monkeypatch):
+    """Quarto cannot be installed here, so a stand-in `quarto` on PATH checks the branch up to Quarto's door: the
+    executed notebooks (outputs kept) are processed by nbdev into _proc/ with the book's Quarto files and the grouped
+    sidebar, `quarto render _proc --no-cache` is called, its _docs/ becomes the site, and README.md is untouched."""
+    for name in ("index.ipynb", "95_errata.ipynb"): execute_once(book.NBS / name)
+    stub = tmp_path / "bin" / "quarto"
+    stub.parent.mkdir()
+    stub.write_text('#!/usr/bin/env bash\necho "$@" > "%s"\nmkdir -p "$2/_docs" && echo stub > "$2/_docs/index.html"\n'
+                    % (tmp_path / "call.txt"))
+    stub.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub.parent}:{os.environ['PATH']}")
+    readme = (book.ROOT / "README.md").read_bytes()
+    out = book.build_quarto(book.RUN, tmp_path / "docs", nbs=[book.NBS / "index.ipynb", book.NBS / "95_errata.ipynb"])
+    assert (tmp_path / "call.txt").read_text().split() == ["render", str(book.ROOT / "_proc"), "--no-cache"]
+    assert (out / "index.html").read_text().strip() == "stub"
+    proc = book.ROOT / "_proc"
+    assert {"_quarto.yml", "references.bib", "sidebar.yml", "index.ipynb", "95_errata.ipynb"} <= {p.name for p in proc.iterdir()}
+    assert "- section: The five papers" in (proc / "sidebar.yml").read_text()
+    executed = nbformat.read(book.RUN / "index.ipynb", as_version=4)
+    processed = nbformat.read(proc / "index.ipynb", as_version=4)
+    n_out = lambda nb: sum(len(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code")
+    assert n_out(executed) > 0 and n_out(processed) > 0, "the Quarto branch must render the executed copies (with outputs)"
+    assert (book.ROOT / "README.md").read_bytes() == readme
