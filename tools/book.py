@@ -89,7 +89,7 @@ THEOREM_KINDS = {"thm": "Theorem", "lem": "Lemma", "cor": "Corollary", "prp": "P
 CALLOUT_TITLES = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "caution": "Caution"}
 # The sidebar's groups, by the notebook's number prefix (index.ipynb has none and comes first).
 GROUPS = [("Foundations", range(0, 4)), ("Machinery", list(range(4, 10)) + list(range(60, 70))),
-          ("The five papers", list(range(10, 60)) + list(range(91, 100))), ("Reproductions", range(80, 90)),
+          ("The five papers", list(range(10, 60)) + [80] + list(range(91, 100))), ("Reproductions", range(81, 90)),
           ("Experiments", list(range(70, 80)) + [90])]
 _OPEN = re.compile(r"^(:{3,})\s*\{([^{}]*)\}\s*$")
 _OPEN_BARE = re.compile(r"^(:{3,})\s*([A-Za-z][\w-]*)\s*$")  # `::: callout-note`
@@ -385,9 +385,9 @@ def _settings() -> dict:
 
 
 def _group(nb_name: str) -> str:
-    m = re.match(r"(\d+)", nb_name)
+    m = re.match(r"(\d+)([a-z]?)", nb_name)
     if not m: return ""
-    n = int(m.group(1))
+    n = int(m.group(1)) + (1 if m.group(2) else 0)   # "03b" sits between 03 and 04: it belongs with what follows
     return next((g for g, r in GROUPS if n in r), "More")
 
 
