@@ -23,7 +23,7 @@ __all__ = ['FINITE', 'ALPHA_RANGE', 'GAMMA_MAX', 'LOSSES', 'check_real', 'normal
            'AlphaLoss', 'TruncatedExponentialLoss', 'NELoss', 'get_loss', 'conditional_risk', 'conditional_minimizer',
            'min_conditional_risk', 'wrong_side_risk', 'psi_transform', 'surrogate_regret_bound', 'verify_properties']
 
-# %% ../nbs/01_losses.ipynb #4b0fb7db
+# %% ../nbs/01_losses.ipynb #f46ef0dd
 def _as_margin(v) -> np.ndarray:
     "`v` as a float64 array of finite margins; TypeError for non-numeric, ValueError for NaN/inf."
     a = np.asarray(v)
@@ -42,7 +42,7 @@ def _out(a: np.ndarray):
     return a[()] if a.ndim == 0 else a
 
 FINITE = Interval("real", None, None)   # any finite real number (NaN, ±inf, bools and strings are not in it)
-ALPHA_RANGE = Interval("real", 2.2250738585072014e-308, math.inf)  # α ∈ (0, ∞]: from the smallest normal float, where 1/α is still finite
+ALPHA_RANGE = Interval("real", 0, math.inf, closed="right")  # α ∈ (0, ∞] (AlphaLoss also refuses subnormal α: 1/α overflows)
 
 def check_real(name: str, # the parameter's name, for the message
                x,         # the value
@@ -397,7 +397,7 @@ class TwoRobustLoss(_SigmoidPower):
     def _abc(self): return 1.0, 2.0, 4.0
     def _psi(self, theta): return theta**2
 
-# %% ../nbs/01_losses.ipynb #5f32c202
+# %% ../nbs/01_losses.ipynb #91f38596
 @dataclass(frozen=True, repr=False)
 class AlphaLoss(MarginLoss):
     "Margin α-loss (1 − σ(v)^{1−1/α})·α/(α−1), α ∈ (0, ∞]: α=1/2 exponential, α=1 logistic, α=∞ (np.inf) sigmoid."
@@ -406,6 +406,9 @@ class AlphaLoss(MarginLoss):
     def __post_init__(self):
         a = check_real("alpha", self.alpha, ALPHA_RANGE,
                        "(α=1/2 is the exponential loss, α=1 the logistic loss, α=np.inf the sigmoid loss.)")
+        if a < np.finfo(np.float64).tiny:
+            raise ValueError(f"alpha={a!r} is a subnormal float: 1/α overflows float64; use α ≥ {np.finfo(np.float64).tiny:.4g} "
+                             "(α ∈ (0, inf]; tiny α behaves like α = 1e-300 in every finite computation anyway).")
         object.__setattr__(self, "alpha", a)
     @property
     def beta(self) -> float:
