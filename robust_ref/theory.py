@@ -14,9 +14,10 @@ from .datasets import FiniteWorld, make_finite_world, threshold_rules
 from .rmboost import rmboost_full_lp, rmboost_lp
 
 # %% auto #0
-__all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
-           'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
-           'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
+__all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mutation_table',
+           'RMBoostBed', 'rmboost_bed', 'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3',
+           'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8',
+           'check_rmboost_eq13', 'rmboost_table4_from_table3', 'check_rmboost_table4', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
            'check_archboost_thm2', 'check_archboost_thm4_rate', 'summary_table']
@@ -423,6 +424,81 @@ def check_rmboost_eq13(ns=(100, 1000, 10_000), # sample sizes
     return _check(f"RMBoost (13) ({form})", labels, q, {"VC" if form == "vc" else "2R": t1, "deviation": t2},
                   scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #5acfcb74
+RMBOOST_TABLE4_COLUMNS = {"avg_rank_clean": None, "delta_uniform_10": ("uniform", 0.1),
+                          "delta_uniform_20": ("uniform", 0.2), "delta_adversarial_10": ("adversarial", 0.1),
+                          "delta_adversarial_20": ("adversarial", 0.2)}
+
+def _half_unit_2sig(x) -> np.ndarray:
+    "Half a unit of the last digit of values printed with two significant digits (21 → 0.5, 9.1 → 0.05)."
+    x = np.abs(np.asarray(x, dtype=np.float64))
+    return 0.5 * 10.0 ** (np.floor(np.log10(np.maximum(x, 1e-300))) - 1)
+
+def rmboost_table4_from_table3(table3: pd.DataFrame | None = None, # RMBoost Table 3; default `published_table("rmboost", 3)`
+                               exclude=("Minimax",), # methods left out of Table 4
+                              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """RMBoost Table 4 recomputed from Table 3 (columns dataset, noise, rate, method, mean): per method, the average
+    rank of the clean error over the datasets (rank 1 = lowest error, ties averaged) and the average over the datasets
+    of noisy minus clean error for each noise setting. Returns `(table4, rounding)`, both indexed by method with the
+    columns of `RMBOOST_TABLE4_COLUMNS`: `rounding` is the worst-case effect of Table 3's two-significant-digit
+    rounding on each entry (for the ranks, the larger distance to the lowest and highest average rank that the
+    rounding intervals allow)."""
+    from robust_ref.datasets import published_table
+    t3 = published_table("rmboost", 3) if table3 is None else table3
+    need = {"dataset", "noise", "rate", "method", "mean"}
+    if not isinstance(t3, pd.DataFrame) or not need <= set(t3.columns):
+        raise ValueError(f"table3 must be a DataFrame with columns {sorted(need)} (as `published_table('rmboost', 3)`).")
+    t3 = t3[~t3["method"].isin(list(exclude))]
+    def pivot(noise, rate, values):
+        s = t3[(t3["noise"] == noise) & np.isclose(t3["rate"], rate)]
+        if s.empty: raise ValueError(f"table3 has no rows for noise={noise!r}, rate={rate}.")
+        return s.assign(half=_half_unit_2sig(s["mean"])).pivot(index="dataset", columns="method", values=values)
+    clean, h0 = pivot("none", 0.0, "mean"), pivot("none", 0.0, "half")
+    lo, hi = (clean - h0).to_numpy(), (clean + h0).to_numpy()
+    k = clean.shape[1]
+    # the rank of method m can go as low as 1 + #{j surely below m} and as high as k − #{j surely above m}
+    rank_min = 1 + (hi[:, None, :] < lo[:, :, None]).sum(axis=2)
+    rank_max = k - (lo[:, None, :] > hi[:, :, None]).sum(axis=2)
+    rank = clean.rank(axis=1).mean()
+    out, tol = {"avg_rank_clean": rank}, {
+        "avg_rank_clean": pd.Series(np.maximum(rank - rank_min.mean(axis=0), rank_max.mean(axis=0) - rank),
+                                    index=clean.columns)}
+    for col, setting in RMBOOST_TABLE4_COLUMNS.items():
+        if setting is None: continue
+        noisy, h = pivot(*setting, "mean"), pivot(*setting, "half")
+        out[col] = (noisy - clean).mean()
+        tol[col] = (h + h0).mean()
+    return pd.DataFrame(out), pd.DataFrame(tol)
+
+def check_rmboost_table4(table4="recomputed", # "recomputed" (consistent with Table 3, rounded to 2 decimals), "published" (the paper's), or a DataFrame like `published_table("rmboost", 4)`
+                         table3: pd.DataFrame | None = None, # RMBoost Table 3; default the published one
+                         scale: float = 1.0, drop=(), factors=None, # mutation
+                        ) -> BoundCheck:
+    """RMBoost Table 4 is Table 3 summarized: every entry of `table4` is within the rounding envelope of its
+    recomputation from `table3` (`rmboost_table4_from_table3`). Quantity: |entry − recomputed|; terms:
+    `Table 3 rounding` (worst case) and `Table 4 rounding` (0.005). The published Table 4 fails."""
+    rec, env = rmboost_table4_from_table3(table3)
+    if isinstance(table4, str):
+        if table4 == "recomputed": t4 = rec.round(2)
+        elif table4 == "published":
+            from robust_ref.datasets import published_table
+            t4 = published_table("rmboost", 4).set_index("method")
+        else: raise ValueError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {table4!r}.")
+    elif isinstance(table4, pd.DataFrame):
+        t4 = table4.set_index("method") if "method" in table4.columns else table4
+    else: raise TypeError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {type(table4).__name__}.")
+    missing = [c for c in RMBOOST_TABLE4_COLUMNS if c not in t4.columns] + [m for m in rec.index if m not in t4.index]
+    if missing:
+        raise ValueError(f"table4 lacks {missing}: it needs a row per method {list(rec.index)} and the columns "
+                         f"{list(RMBOOST_TABLE4_COLUMNS)}.")
+    labels, q, t3r = [], [], []
+    for col in RMBOOST_TABLE4_COLUMNS:
+        for m in rec.index:
+            labels.append(f"{m} {col}: {float(t4.loc[m, col]):.2f} vs {rec.loc[m, col]:.2f}")
+            q.append(abs(float(t4.loc[m, col]) - rec.loc[m, col])); t3r.append(env.loc[m, col])
+    return _check("RMBoost Table 4 vs Table 3", labels, q, {"Table 3 rounding": t3r, "Table 4 rounding": np.full(len(q), 0.005)},
+                  scale, drop, factors)
+
 # %% ../nbs/80_theory.ipynb #234afcda
 TREES_THM4_CASES = (((60, 40), 0.2), ((300, 200), 0.3), ((2700, 900), 0.45), ((1500, 500), 0.4), ((6000, 2000), 0.45))
 
@@ -750,7 +826,7 @@ def check_archboost_thm4_rate(ns=(2000, 8000), # sample sizes (the slope is fitt
                   [f"excess φ-risk {np.round(ex_phi, 4).tolist()}", f"excess 0-1 risk {np.round(ex_01, 4).tolist()}"],
                   slopes, {"−ε/2": np.full(2, -eps / 2)}, scale, drop, factors, tol=0.0)
 
-# %% ../nbs/80_theory.ipynb #b60afe27
+# %% ../nbs/80_theory.ipynb #9bd66755
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
     from robust_ref.alpha_loss import alpha_loss_derivative
@@ -777,6 +853,8 @@ CHECKS = {
                            "bound × 0.9": dict(scale=0.9)}),
     "RMBoost (13)": (check_rmboost_eq13, {}, "constant rules, balanced labels, exact binomial quantiles",
                      {"printed constant": dict(form="printed"), "bound × 0.7": dict(scale=0.7)}),
+    "RMBoost Table 4 vs Table 3": (check_rmboost_table4, {}, "Table 3: 9 methods × 8 datasets × 5 settings, worst-case rounding",
+                                   {"the printed Table 4": dict(table4="published")}),
     "Trees Theorem 4": (check_trees_thm4, {}, "K = 2, η near ½, exact binomial tail",
                         {"exponent without /2": dict(form="no_half"), "clean γ": dict(form="clean_gamma")}),
     "Trees Theorem 4, E[p̃]": (check_trees_thm4_proportions, {}, "20,000 relabelings, formula not sampler",

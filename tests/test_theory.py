@@ -266,3 +266,76 @@ def test_meanclf_thm21_mixture_is_exercised_and_log_k_is_needed():
     assert th.check_meanclf_thm21(kl="paper").ok
     assert not th.check_meanclf_thm21(kl="no_log_k").ok
     assert not th.check_meanclf_thm21(kl="none").ok
+
+
+# ---- RMBoost Table 4 against Table 3 -----------------------------------------------------------------------------
+TABLE4_ERRS = ["RMBoost delta_adversarial_20", "RMBoost delta_uniform_20", "Robust-GBDT delta_uniform_20",
+               "XGB-Quad delta_adversarial_10", "XGB-Quad delta_adversarial_20"]
+
+
+def test_rmboost_table4_recomputation_by_hand():
+    # Robust-GBDT at 20% uniform noise, from the published Table 3 rows directly (independent of the pivot code)
+    from robust_ref.datasets import published_table
+    t3 = published_table("rmboost", 3)
+    g = t3[t3.method == "Robust-GBDT"].set_index(["noise", "rate", "dataset"])["mean"]
+    by_hand = float(np.mean([g[("uniform", 0.2, d)] - g[("none", 0.0, d)] for d in t3.dataset.unique()]))
+    rec, env = th.rmboost_table4_from_table3()
+    assert rec.loc["Robust-GBDT", "delta_uniform_20"] == pytest.approx(by_hand, abs=1e-12)
+    assert rec.loc["Robust-GBDT", "delta_uniform_20"] == pytest.approx(0.625, abs=1e-12)
+    assert "Minimax" not in rec.index and len(rec) == 9
+    assert np.allclose(rec["avg_rank_clean"].sum(), 9 * 10 / 2)      # ranks of 9 methods always sum to 45 per dataset
+
+
+def test_rmboost_table4_rank_ties_are_averaged_and_rounding_envelope():
+    t3 = __import__("pandas").DataFrame(dict(
+        dataset=["a"] * 3 + ["a"] * 3, noise=["none"] * 3 + ["uniform"] * 3, rate=[0.0] * 3 + [0.1] * 3,
+        method=["A", "B", "C"] * 2, mean=[10.0, 10.0, 30.0, 12.0, 11.0, 33.0]))
+    with pytest.raises(ValueError, match="no rows for noise='uniform', rate=0.2"):
+        th.rmboost_table4_from_table3(t3)
+    t3 = __import__("pandas").concat([t3] + [t3.iloc[3:].assign(noise=n, rate=r)
+                                            for n, r in (("uniform", 0.2), ("adversarial", 0.1), ("adversarial", 0.2))])
+    rec, env = th.rmboost_table4_from_table3(t3)
+    assert rec.avg_rank_clean.tolist() == [1.5, 1.5, 3.0]            # A and B tie
+    assert env.avg_rank_clean.tolist() == [0.5, 0.5, 0.0]            # the tie could go either way; C is surely last
+    assert rec.delta_uniform_10.tolist() == [2.0, 1.0, 3.0]
+    assert env.delta_uniform_10.tolist() == [1.0, 1.0, 1.0]          # ±0.5 on each of two 2-digit entries ≥ 10
+
+
+def test_rmboost_table4_published_disagrees_beyond_rounding_recomputed_passes():
+    c = th.check_rmboost_table4("published")
+    assert not c.ok and c.n_failures == 5
+    assert sorted(l.split(":")[0] for l, s in zip(c.labels, c.slack) if s < 0) == TABLE4_ERRS
+    worst = c.labels[int(np.argmin(c.slack))]
+    assert worst.startswith("Robust-GBDT delta_uniform_20: 3.75 vs 0.62")
+    consistent = th.check_rmboost_table4("recomputed")
+    assert consistent.ok
+    # the published table with its five bad entries replaced by the recomputation is consistent too
+    from robust_ref.datasets import published_table
+    rec = th.rmboost_table4_from_table3()[0]
+    fixed = published_table("rmboost", 4).set_index("method")
+    for lab in TABLE4_ERRS:
+        m, col = lab.split(" ")
+        fixed.loc[m, col] = round(rec.loc[m, col], 2)
+    assert th.check_rmboost_table4(fixed).ok
+
+
+@pytest.mark.parametrize("mutate", ["adv20 × 0.9", "sign", "one entry = printed", "rank + 2"])
+def test_rmboost_table4_check_fails_on_inconsistent_tables(mutate):
+    rec = th.rmboost_table4_from_table3()[0].round(2)
+    if mutate == "adv20 × 0.9": rec["delta_adversarial_20"] *= 0.9
+    elif mutate == "sign": rec["delta_uniform_10"] *= -1
+    elif mutate == "one entry = printed": rec.loc["Robust-GBDT", "delta_uniform_20"] = 3.75
+    else: rec.loc["RMBoost", "avg_rank_clean"] += 2.0               # 5.31 > the highest rank rounding allows (4.75)
+    assert not th.check_rmboost_table4(rec).ok
+
+
+def test_rmboost_table4_bad_input():
+    with pytest.raises(ValueError, match="table4 must be 'recomputed', 'published'"):
+        th.check_rmboost_table4("printed")
+    with pytest.raises(TypeError, match="table4 must be"):
+        th.check_rmboost_table4(3)
+    rec = th.rmboost_table4_from_table3()[0]
+    with pytest.raises(ValueError, match="lacks \\['delta_uniform_10'\\]"):
+        th.check_rmboost_table4(rec.drop(columns="delta_uniform_10"))
+    with pytest.raises(ValueError, match="table3 must be a DataFrame"):
+        th.rmboost_table4_from_table3(rec)
