@@ -20,7 +20,8 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_rmboost_eq13', 'rmboost_table4_from_table3', 'check_rmboost_table4', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
-           'check_archboost_thm2', 'check_archboost_thm4_rate', 'summary_table']
+           'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
+           'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -826,7 +827,141 @@ def check_archboost_thm4_rate(ns=(2000, 8000), # sample sizes (the slope is fitt
                   [f"excess φ-risk {np.round(ex_phi, 4).tolist()}", f"excess 0-1 risk {np.round(ex_01, 4).tolist()}"],
                   slopes, {"−ε/2": np.full(2, -eps / 2)}, scale, drop, factors, tol=0.0)
 
-# %% ../nbs/80_theory.ipynb #9bd66755
+# %% ../nbs/80_theory.ipynb #0a3da899
+def check_alpha_lemma1(alphas=(0.5, 0.8, 1.0, 2.0, 5.0, np.inf), # α values (½: exponential, 1: logistic, ∞: sigmoid)
+                       zs=tuple(np.linspace(-6.0, 6.0, 25)), # margins
+                       derivative=None, # the derivative under test, (z, α, order) → values; default `alpha_loss_derivative`
+                       h: float = 1e-5, # central-difference step
+                       scale: float = 1.0, drop=(), factors=None, # mutation of the finite-difference side
+                      ) -> BoundCheck:
+    """α-loss Lemma 1: the first three derivatives of l̃^α equal the central differences of the one below (the first:
+    of `AlphaLoss` values), to 1e-7(1 + |value|). Term: `finite difference`."""
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    from robust_ref.losses import AlphaLoss
+    d = alpha_loss_derivative if derivative is None else derivative
+    z = np.asarray(zs, dtype=np.float64)
+    labels, q, fd = [], [], []
+    for a in alphas:
+        below = lambda v, k: AlphaLoss(a)(v) if k == 0 else d(v, a, k)
+        for k in (1, 2, 3):
+            q.extend(np.asarray(d(z, a, k), dtype=np.float64))
+            fd.extend((np.asarray(below(z + h, k - 1)) - np.asarray(below(z - h, k - 1))) / (2 * h))
+            labels.extend(f"α={a:g} order {k} z={v:.2f}" for v in z)
+    fd = np.asarray(fd)
+    return _check("α-loss Lemma 1", labels, q, {"finite difference": fd}, scale, drop, factors, sense="=",
+                  tol=1e-7 * (1 + np.abs(fd)))
+
+def _alpha_derivative_comparison(result, order, zs, swapped, scale, drop, factors):
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    z = np.asarray(zs, dtype=np.float64)
+    small, big = (np.abs(alpha_loss_derivative(z, a, order)) for a in (np.inf, 1.0))
+    if swapped: small, big = big, small
+    return _check(result, [f"z={v:.4g}" for v in z], small, {f"|l̃¹ {'′' * order}|": big}, scale, drop, factors,
+                  tol=1e-12 * big + 1e-300)
+
+_TAIL = np.geomspace(1e-6, 30.0, 40)
+
+def check_alpha_lemma3(zs=tuple(np.r_[-_TAIL[::-1], 0.0, _TAIL]), # margins (all of ℝ)
+                       form: str = "stated", # "stated": |l̃^∞''| ≤ |l̃¹''|; "swapped": the reverse
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """α-loss Lemma 3: |l̃^∞''(z)| ≤ |l̃¹''(z)| for every z (ratio |tanh(z/2)| → 1 as |z| → ∞, so the bound × 0.9 fails
+    at large |z|). Term: `|l̃¹ ′′|`."""
+    if form not in ("stated", "swapped"): raise ValueError(f"form must be 'stated' or 'swapped'; got {form!r}.")
+    return _alpha_derivative_comparison("α-loss Lemma 3", 2, zs, form == "swapped", scale, drop, factors)
+
+def check_alpha_lemma4(zs=tuple(np.r_[-np.log(2) - _TAIL[::-1], -np.log(2), np.log(2), np.log(2) + _TAIL]), # |z| ≥ ln 2
+                       form: str = "stated", # "stated": |z| ≥ ln 2; "all_z": the comparison also claimed for |z| < ln 2
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """α-loss Lemma 4: |l̃^∞'''(z)| ≤ |l̃¹'''(z)| for |z| ≥ ln 2, with equality at ±ln 2 (the curves cross there, so
+    the bound × 0.9 fails next to it, and the claim for all z fails inside). Term: `|l̃¹ ′′′|`."""
+    if form not in ("stated", "all_z"): raise ValueError(f"form must be 'stated' or 'all_z'; got {form!r}.")
+    z = np.asarray(zs, dtype=np.float64)
+    if form == "all_z": z = np.r_[z, np.linspace(-np.log(2), np.log(2), 21)[1:-1]]
+    elif np.any(np.abs(z) < np.log(2) - 1e-15):
+        raise ValueError("zs must satisfy |z| ≥ ln 2 (the lemma's domain); use form='all_z' to test outside it.")
+    return _alpha_derivative_comparison("α-loss Lemma 4", 3, z, False, scale, drop, factors)
+
+def check_trees_lemma9(Ks=(2, 3, 5, 8), # numbers of classes
+                       n_random: int = 500, # random instances per K (ℓ = C(1 − u·Dir(1)): both hypotheses hold)
+                       form: str = "stated", # "stated"; "no_sum_condition": ℓ uniform on [0, C]^K, hypothesis (a) not enforced
+                       random_state: int = 0, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Robust trees Lemma 9: if p₁ ≤ … ≤ p_K, Σ_j ℓ_j ≥ C(K−1) and 0 ≤ ℓ_j ≤ C then C(1 − p_K) ≤ Σ_j p_j ℓ_j, with
+    equality at ℓ = C(1 − e_K), which the test bed contains for every K. Term: `Σ p ℓ`."""
+    if form not in ("stated", "no_sum_condition"):
+        raise ValueError(f"form must be 'stated' or 'no_sum_condition'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    labels, q, t = [], [], []
+    for K in Ks:
+        for i in range(n_random + 1):
+            C = rng.uniform(0.1, 3.0)
+            p = np.sort(rng.dirichlet(np.ones(K)))
+            if i == n_random: ell, lab = C * (1 - np.eye(K)[-1]), "equality case ℓ = C(1 − e_K)"
+            elif form == "stated": ell, lab = C * (1 - rng.uniform() * rng.dirichlet(np.ones(K))), f"random #{i}"
+            else: ell, lab = rng.uniform(0, C, K), f"random #{i} (no sum condition)"
+            labels.append(f"K={K} {lab}"); q.append(C * (1 - p[-1])); t.append(p @ ell)
+    return _check("Robust trees Lemma 9", labels, q, {"Σ p ℓ": t}, scale, drop, factors, tol=1e-12)
+
+def check_meanclf_thm20(part: str = "i", # "i": ℓ(P, μ) − ℓ_ββ(P, N(μ, I)) ≤ β; "ii": Hoeffding's lemma for Z ∈ [0, 2]
+                        betas=(0.01, 0.05, 0.2, 0.5, 1.0), # inverse temperatures β
+                        qs=(0.5, 0.3, 0.1), # P(y⟨μ, φ⟩ = −‖μ‖) on the two-point test bed
+                        norms=(1.0, 0.5), # ‖μ‖ (part i; ‖φ‖ = 1)
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 20 on the two-point test bed φ ≡ 1 in ℝ¹, y⟨μ, φ⟩ = ±‖μ‖:
+    (i) ℓ(P, μ) − ℓ_ββ(P, N(μ, I)) ≤ β‖φ‖²/2 + β(b−a)²/8 with b − a = 2‖μ‖ ≤ 2 (the Gaussian term and Hoeffding's);
+    (ii) E Z + (1/β) log E e^{−βZ} ≤ β(b−a)²/8 for Z = 1 − y⟨μ, φ⟩ ∈ [0, 2]. At q = ½, ‖μ‖ = 1 the relative slack is
+    β²/6, so each β/2 term is needed. ℓ_ββ uses the Gaussian moment generating function
+    E e^{βw} = e^{βμ + β²/2}, w ~ N(μ, 1). Terms: (i) `β‖φ‖²/2`, `β(b−a)²/8`; (ii) `β(b−a)²/8`."""
+    if part not in ("i", "ii"): raise ValueError(f"part must be 'i' or 'ii'; got {part!r}.")
+    labels, q, t_g, t_h = [], [], [], []
+    for b in betas:
+        for qq in qs:
+            for r in (norms if part == "i" else (1.0,)):
+                m, pm = np.array([-r, r]), np.array([qq, 1 - qq])           # margins y⟨μ, φ⟩ and their masses
+                lin = pm @ (1 - m)
+                if part == "i":
+                    ann = -np.log(pm @ np.exp(-b * (1 - m) + b**2 / 2)) / b    # ℓ_ββ(P, N(μ, I)), ‖φ‖ = 1
+                    q.append(lin - ann); t_g.append(b / 2)
+                else:
+                    q.append(lin + np.log(pm @ np.exp(-b * (1 - m))) / b)
+                t_h.append(b * (2 * r) ** 2 / 8)
+                labels.append(f"β={b:g} q={qq} ‖μ‖={r:g}")
+    terms = {"β‖φ‖²/2": t_g, "β(b−a)²/8": t_h} if part == "i" else {"β(b−a)²/8": t_h}
+    return _check(f"Mean classifier Theorem 20 ({part})", labels, q, terms, scale, drop, factors, tol=1e-13)
+
+def check_archboost_lemma7(gammas=(1.5, 2.0, 3.0), # γ of the γ-robust loss
+                           zetas=(0.5, 1.0, 2.0, 4.0, 8.0), # clipping levels ζ
+                           form: str = "stated", # "stated": Δ = max(φ(ζ), 2^γ − φ(−ζ)); "positive_side": Δ = φ(ζ) only
+                           random_state: int = 0, # seed of the random margins
+                           scale: float = 1.0, drop=(), factors=None, # mutation
+                          ) -> BoundCheck:
+    """Arch Boost Lemma 7: clipping F at ζ changes the φ-risk by at most Δ(ζ) = max(φ(ζ), 2^γ − φ(−ζ)). The left side is
+    the largest |R̂_φ(F) − R̂_φ(π_ζF)| over three samples of margins: all at −60, all at +60 (where Δ is attained to
+    machine precision) and 1,000 Gaussian margins of scale 3ζ. Term: `Δ(ζ)`."""
+    from robust_ref.losses import GammaRobustLoss
+    if form not in ("stated", "positive_side"): raise ValueError(f"form must be 'stated' or 'positive_side'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    labels, q, t = [], [], []
+    for g in gammas:
+        phi = GammaRobustLoss(g)
+        for zeta in zetas:
+            samples = [np.full(10, -60.0), np.full(10, 60.0), rng.normal(0, 3 * zeta, 1000)]
+            q.append(max(abs(float(np.mean(phi(v))) - float(np.mean(phi(np.clip(v, -zeta, zeta))))) for v in samples))
+            pos, neg = float(phi(np.array([zeta]))[0]), 2.0**g - float(phi(np.array([-zeta]))[0])
+            t.append(pos if form == "positive_side" else max(pos, neg))
+            labels.append(f"γ={g:g} ζ={zeta:g}")
+    return _check("Arch Boost Lemma 7", labels, q, {"Δ(ζ)": t}, scale, drop, factors, tol=1e-12)
+
+def _third_sign_flipped(z, a, k):
+    "A plausible slip in Lemma 1: the third derivative with its sign flipped."
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    return -alpha_loss_derivative(z, a, k) if k == 3 else alpha_loss_derivative(z, a, k)
+
+# %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
     from robust_ref.alpha_loss import alpha_loss_derivative
@@ -855,6 +990,12 @@ CHECKS = {
                      {"printed constant": dict(form="printed"), "bound × 0.7": dict(scale=0.7)}),
     "RMBoost Table 4 vs Table 3": (check_rmboost_table4, {}, "Table 3: 9 methods × 8 datasets × 5 settings, worst-case rounding",
                                    {"the printed Table 4": dict(table4="published")}),
+    "α-loss Lemma 1": (check_alpha_lemma1, {}, "α ∈ {½, 0.8, 1, 2, 5, ∞}, 25 margins in [−6, 6], orders 1–3",
+                       {"× 0.99": dict(scale=0.99), "third derivative sign flipped": dict(derivative=_third_sign_flipped)}),
+    "α-loss Lemma 3": (check_alpha_lemma3, {}, "81 margins up to |z| = 30 (ratio tanh(z/2) → 1)",
+                       {"bound × 0.9": dict(scale=0.9), "swapped": dict(form="swapped")}),
+    "α-loss Lemma 4": (check_alpha_lemma4, {}, "82 margins |z| ≥ ln 2 incl. the crossing ±ln 2",
+                       {"bound × 0.9": dict(scale=0.9), "claimed for all z": dict(form="all_z")}),
     "Trees Theorem 4": (check_trees_thm4, {}, "K = 2, η near ½, exact binomial tail",
                         {"exponent without /2": dict(form="no_half"), "clean γ": dict(form="clean_gamma")}),
     "Trees Theorem 4, E[p̃]": (check_trees_thm4_proportions, {}, "20,000 relabelings, formula not sampler",
@@ -865,6 +1006,13 @@ CHECKS = {
                                 {"bound × 0.05": dict(scale=0.05)}),
     "Mean classifier Theorem 3": (check_meanclf_thm3, {}, "one atom, K ≡ 1, exact quantiles",
                                   {"bound × 0.85": dict(scale=0.85), "bound ÷ 5": dict(scale=0.2)}),
+    "Trees Lemma 9": (check_trees_lemma9, {}, "K ∈ {2, 3, 5, 8}, 500 random + the equality case each",
+                      {"bound × 0.9": dict(scale=0.9), "without Σℓ ≥ C(K−1)": dict(form="no_sum_condition")}),
+    "Mean classifier Theorem 20 (i)": (check_meanclf_thm20, {}, "two-point margins ±‖μ‖, β ∈ [0.01, 1]",
+                                       {"bound × 0.9": dict(scale=0.9), "Gaussian term deleted": dict(drop="β‖φ‖²/2"),
+                                        "(b−a)²/16": dict(factors={"β(b−a)²/8": 0.5})}),
+    "Mean classifier Theorem 20 (ii)": (check_meanclf_thm20, dict(part="ii"), "two-point Z ∈ {0, 2}, β ∈ [0.01, 1]",
+                                        {"bound × 0.9": dict(scale=0.9)}),
     "Mean classifier Theorem 19 (E form)": (check_meanclf_thm19, {}, "one atom, K ≡ 1, exact expectation",
                                             {"KL deleted": dict(kl="none"), "bound × 0.9": dict(scale=0.9)}),
     "Mean classifier Theorem 21 (E form)": (check_meanclf_thm21, {}, "two atoms, two maps, every sample enumerated",
@@ -875,6 +1023,8 @@ CHECKS = {
                              {"condition × 1.05": dict(relax=1.05), "condition × 1.5": dict(relax=1.5)}),
     "Arch Boost Theorem 4 / Corollary 1 (rate)": (check_archboost_thm4_rate, {}, "ARB-2, n = 2000 → 8000, T_n = n^0.7",
                                                   {"fixed T = 15": dict(T=15)}),
+    "Arch Boost Lemma 7": (check_archboost_lemma7, {}, "margins at ±60 and Gaussian, γ ∈ {1.5, 2, 3}, ζ ∈ [0.5, 8]",
+                           {"bound × 0.9": dict(scale=0.9), "φ(ζ) only": dict(form="positive_side")}),
     "Arch Boost Lemma 8": (check_archboost_lemma8, {}, "two functions with equal risk, 3,000 exact samples",
                            {"factor 2 → 1": dict(factors={"2·sup|R̂−R|": 0.5}), "bound × 0.9": dict(scale=0.9)}),
 }

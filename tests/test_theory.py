@@ -339,3 +339,77 @@ def test_rmboost_table4_bad_input():
         th.check_rmboost_table4(rec.drop(columns="delta_uniform_10"))
     with pytest.raises(ValueError, match="table3 must be a DataFrame"):
         th.rmboost_table4_from_table3(rec)
+
+
+# ---- lemmas and closed-form identities ---------------------------------------------------------------------------
+def test_alpha_lemma1_derivatives_and_slips():
+    assert th.check_alpha_lemma1().ok
+    assert not th.check_alpha_lemma1(scale=0.99).ok
+    assert not th.check_alpha_lemma1(derivative=th._third_sign_flipped).ok
+
+    def beta_for_beta_plus_one(z, a, k):             # second derivative of α-loss with α ↦ α + 1 (a wrong exponent)
+        from robust_ref.alpha_loss import alpha_loss_derivative
+        return alpha_loss_derivative(z, a + 1.0 if k == 2 else a, k)
+    assert not th.check_alpha_lemma1(alphas=(2.0,), derivative=beta_for_beta_plus_one).ok
+
+
+def test_alpha_lemma1_against_closed_forms_at_alpha_1():
+    # α = 1 is the logistic loss log(1 + e^{−z}): l' = −σ(−z), l'' = σ(z)σ(−z), l''' = σσ(−z)(σ(−z) − σ)  (by hand)
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    z = np.linspace(-5, 5, 11); s = 1 / (1 + np.exp(-z))
+    assert np.allclose(alpha_loss_derivative(z, 1.0, 1), -(1 - s), atol=1e-14)
+    assert np.allclose(alpha_loss_derivative(z, 1.0, 2), s * (1 - s), atol=1e-14)
+    assert np.allclose(alpha_loss_derivative(z, 1.0, 3), s * (1 - s) * (1 - 2 * s), atol=1e-14)
+
+
+def test_alpha_lemma3_ratio_is_tanh_and_mutations_fail():
+    c = th.check_alpha_lemma3()
+    assert c.ok and c.min_relative_slack < 1e-9                  # ratio → 1 as |z| → ∞
+    nz = np.abs(c.terms["|l̃¹ ′′|"]) > 1e-200
+    z = np.r_[-th._TAIL[::-1], 0.0, th._TAIL]                   # the default grid
+    assert np.allclose((c.quantity / c.terms["|l̃¹ ′′|"])[nz], np.abs(np.tanh(z / 2))[nz], rtol=1e-9)
+    assert not th.check_alpha_lemma3(scale=0.9).ok
+    assert not th.check_alpha_lemma3(form="swapped").ok
+
+
+def test_alpha_lemma4_domain_matters():
+    c = th.check_alpha_lemma4()
+    assert c.ok and c.min_relative_slack < 1e-9                  # equality at the crossing ±ln 2
+    assert not th.check_alpha_lemma4(scale=0.9).ok
+    assert not th.check_alpha_lemma4(form="all_z").ok
+    with pytest.raises(ValueError, match="\\|z\\| ≥ ln 2"):
+        th.check_alpha_lemma4(zs=(0.5, 1.0))
+
+
+def test_trees_lemma9_equality_case_and_hypothesis_needed():
+    c = th.check_trees_lemma9()
+    assert c.ok and c.min_relative_slack < 1e-12
+    assert not th.check_trees_lemma9(scale=0.9).ok
+    assert not th.check_trees_lemma9(form="no_sum_condition").ok
+    with pytest.raises(ValueError, match="form must be"):
+        th.check_trees_lemma9(form="printed")
+
+
+def test_meanclf_thm20_two_point_is_tight():
+    c = th.check_meanclf_thm20()
+    assert c.ok and c.term_table().needed.all()
+    # at q = ½, ‖μ‖ = 1 the left side is β − β³/12 + O(β⁵): log cosh β / β + β/2 (by hand)
+    b = 0.05
+    i = c.labels.index(f"β={b:g} q=0.5 ‖μ‖=1")
+    assert c.quantity[i] == pytest.approx(np.log(np.cosh(b)) / b + b / 2, rel=1e-12)
+    for mut in (dict(scale=0.9), dict(drop="β‖φ‖²/2"), dict(drop="β(b−a)²/8"), dict(factors={"β(b−a)²/8": 0.5})):
+        assert not th.check_meanclf_thm20(**mut).ok
+    assert th.check_meanclf_thm20(part="ii").ok
+    assert not th.check_meanclf_thm20(part="ii", scale=0.9).ok
+    with pytest.raises(ValueError, match="part must be"):
+        th.check_meanclf_thm20(part="iii")
+
+
+def test_archboost_lemma7_attained_and_positive_side_too_small():
+    c = th.check_archboost_lemma7()
+    assert c.ok and c.min_relative_slack < 1e-9
+    assert not th.check_archboost_lemma7(scale=0.9).ok
+    assert not th.check_archboost_lemma7(form="positive_side").ok
+    # Δ by hand for γ = 2 (φ = 4(1 + e^v)^{−2}), ζ = 1: 4 − 4(1 + e^{−1})^{−2}
+    i = c.labels.index("γ=2 ζ=1")
+    assert c.terms["Δ(ζ)"][i] == pytest.approx(4 - 4 / (1 + np.exp(-1.0))**2, rel=1e-12)
