@@ -21,7 +21,8 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
            'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
-           'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7', 'summary_table']
+           'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
+           'check_trees_thm1', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -961,6 +962,54 @@ def _third_sign_flipped(z, a, k):
     from robust_ref.alpha_loss import alpha_loss_derivative
     return -alpha_loss_derivative(z, a, k) if k == 3 else alpha_loss_derivative(z, a, k)
 
+# %% ../nbs/80_theory.ipynb #1ed80bd4
+def _simplex_loss(name, Y, q=None) -> np.ndarray:
+    "ℓ(ŷ, e_j) of Theorem 1's losses for candidate predictions Y (rows, on the simplex) and every class j (columns)."
+    if name == "mse": return (Y**2).sum(1, keepdims=True) - 2 * Y + 1
+    if name == "ce": return -np.log(np.maximum(Y, 1e-300))
+    if name == "zero_one": return 1.0 - (Y == 1.0)
+    if name == "mae": return 2 - 2 * Y
+    if name == "gce": return (1 - Y**q) / q
+    raise ValueError(f"unknown loss {name!r}; Theorem 1 covers 'mse', 'ce', 'zero_one', 'mae' and 'gce'.")
+
+def _thm1_minimiser(name, p, q=None) -> np.ndarray:
+    if name in ("mse", "ce"): return p
+    if name == "gce" and q < 1:
+        t = p ** (1 / (1 - q)); return t / t.sum()
+    return np.eye(len(p))[np.argmax(p)]
+
+def check_trees_thm1(Ks=(2, 3, 5), # numbers of classes
+                     n_p: int = 10, # class distributions p per K (Dirichlet(1))
+                     n_candidates: int = 3000, # Dirichlet(½) candidate predictions per K
+                     gce_qs=(0.3, 0.7, 1.0, 1.5), # q of the GCE losses
+                     random_state: int = 0, # seed
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 1 (W = 1): min over ŷ ∈ Δ of Σ_j p_j ℓ(ŷ, e_j) equals the impurity of `robust_ref.trees`
+    — Gini (MSE), entropy in nats (CE), misclassification (01), twice it (MAE), the GCE forms — to 1e-10. The minimum is
+    over the claimed minimiser, the vertices and Dirichlet(½) candidates, so a closed form that is too large (no
+    candidate reaches it) or too small (the minimiser beats it) fails. Terms, zero where they do not apply: `Gini`,
+    `entropy`, `misclassification`, `2·misclassification (MAE)`, `GCE`."""
+    from robust_ref.trees import impurity_entropy, impurity_gce, impurity_gini, impurity_misclassification
+    rng = np.random.default_rng(random_state)
+    names = ("Gini", "entropy", "misclassification", "2·misclassification (MAE)", "GCE")
+    cases = [("mse", None, "Gini"), ("ce", None, "entropy"), ("zero_one", None, "misclassification"),
+             ("mae", None, "2·misclassification (MAE)")] + [("gce", q, "GCE") for q in gce_qs]
+    labels, qv, terms = [], [], {k: [] for k in names}
+    for K in Ks:
+        P = rng.dirichlet(np.ones(K), size=n_p)
+        cand = np.vstack([rng.dirichlet(0.5 * np.ones(K), size=n_candidates), np.eye(K)])
+        for name, q, term in cases:
+            L = _simplex_loss(name, cand, q)
+            for i, p in enumerate(P):
+                star = _thm1_minimiser(name, p, q)
+                qv.append(min(float(_simplex_loss(name, star[None], q)[0] @ p), float((L @ p).min())))
+                cf = dict(mse=impurity_gini, ce=impurity_entropy, zero_one=impurity_misclassification,
+                          mae=lambda c: 2 * impurity_misclassification(c), gce=lambda c: impurity_gce(c, q))[name](p)
+                for k in names: terms[k].append(float(cf) if k == term else 0.0)
+                labels.append(f"K={K} {name}{'' if q is None else f' q={q}'} p#{i}")
+    return _check("Robust trees Theorem 1", labels, qv, terms, scale, drop, factors, sense="=", tol=1e-10)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -1006,6 +1055,9 @@ CHECKS = {
                                 {"bound × 0.05": dict(scale=0.05)}),
     "Mean classifier Theorem 3": (check_meanclf_thm3, {}, "one atom, K ≡ 1, exact quantiles",
                                   {"bound × 0.85": dict(scale=0.85), "bound ÷ 5": dict(scale=0.2)}),
+    "Trees Theorem 1": (check_trees_thm1, {}, "K ∈ {2, 3, 5}, 10 p each, 8 losses, minimum over 3,000 candidates",
+                        {"bound × 0.9": dict(scale=0.9), "entropy in bits": dict(factors={"entropy": 1 / np.log(2)}),
+                         "MAE without its factor 2": dict(factors={"2·misclassification (MAE)": 0.5})}),
     "Trees Lemma 9": (check_trees_lemma9, {}, "K ∈ {2, 3, 5, 8}, 500 random + the equality case each",
                       {"bound × 0.9": dict(scale=0.9), "without Σℓ ≥ C(K−1)": dict(form="no_sum_condition")}),
     "Mean classifier Theorem 20 (i)": (check_meanclf_thm20, {}, "two-point margins ±‖μ‖, β ∈ [0.01, 1]",

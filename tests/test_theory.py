@@ -413,3 +413,28 @@ def test_archboost_lemma7_attained_and_positive_side_too_small():
     # Δ by hand for γ = 2 (φ = 4(1 + e^v)^{−2}), ζ = 1: 4 − 4(1 + e^{−1})^{−2}
     i = c.labels.index("γ=2 ζ=1")
     assert c.terms["Δ(ζ)"][i] == pytest.approx(4 - 4 / (1 + np.exp(-1.0))**2, rel=1e-12)
+
+
+def test_trees_thm1_closed_forms_are_the_minima():
+    c = th.check_trees_thm1()
+    assert c.ok and len(c.quantity) == 240
+    assert not th.check_trees_thm1(scale=0.9).ok
+    assert not th.check_trees_thm1(factors={"entropy": 1 / np.log(2)}).ok             # entropy in bits
+    assert not th.check_trees_thm1(factors={"2·misclassification (MAE)": 0.5}).ok      # MAE's factor 2 dropped
+    assert not th.check_trees_thm1(drop="Gini").ok
+    # by hand: p = (½, ½): Gini ½, entropy ln 2, misclassification ½, MAE 1
+    from robust_ref.trees import impurity_entropy, impurity_gini, impurity_misclassification
+    p = np.array([0.5, 0.5])
+    assert (impurity_gini(p), impurity_misclassification(p)) == (0.5, 0.5)
+    assert impurity_entropy(p) == pytest.approx(np.log(2), rel=1e-15)
+    with pytest.raises(ValueError, match="unknown loss 'hinge'"):
+        th._simplex_loss("hinge", np.eye(2))
+
+
+def test_checks_registry_covers_the_new_results():
+    for k in ("RMBoost Table 4 vs Table 3", "α-loss Lemma 1", "α-loss Lemma 3", "α-loss Lemma 4", "Trees Theorem 1",
+              "Trees Lemma 9", "Mean classifier Theorem 20 (i)", "Mean classifier Theorem 20 (ii)", "Arch Boost Lemma 7"):
+        assert k in th.CHECKS
+    sub = {k: th.CHECKS[k] for k in ("RMBoost Table 4 vs Table 3", "α-loss Lemma 4", "Arch Boost Lemma 7")}
+    t = th.summary_table(sub)
+    assert t.holds.all() and t.all_caught.all()
