@@ -22,7 +22,7 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
            'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
            'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
-           'check_trees_thm1', 'summary_table']
+           'check_trees_thm1', 'check_alpha_thm3', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1010,6 +1010,44 @@ def check_trees_thm1(Ks=(2, 3, 5), # numbers of classes
                 labels.append(f"K={K} {name}{'' if q is None else f' q={q}'} p#{i}")
     return _check("Robust trees Theorem 1", labels, qv, terms, scale, drop, factors, sense="=", tol=1e-10)
 
+# %% ../nbs/80_theory.ipynb #9f07aec8
+def check_alpha_thm3(alphas=(1.0, 2.0, np.inf), # α values
+                     ps=(0.1, 0.2, 0.3), # flip probabilities
+                     rs=(0.05, 0.3, 1.0), # radii r of the ball B_d(r)
+                     form: str = "corrected", # "corrected" (the proved form) or "printed" ((18) with χ)
+                     random_state: int = 4, # seed of the two-dimensional sample
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """α-loss Theorem 3 (lower bound on the noisy gradient over θ ∈ B_d(r)), rearranged as an upper bound:
+    corrected: (w_hi + w_lo)/2 ‖E X‖ ≤ min_θ ‖∇R(θ)‖ + (w_hi − w_lo)/2 E‖X‖; printed (18): ‖E X‖ ≤ min_θ ‖∇R(θ)‖ + χ E‖X‖.
+    Two test beds: X ≡ 1 in ℝ¹ with θ on a 201-point grid of [−r, r] (where the corrected bound is attained: ‖∇R(θ)‖ =
+    |w(θ)|, minimal at the end of the interval where w = w_lo) and 2,000 draws of U([0.2, 1] × [0.1, 0.9]) with θ at 0 and
+    on circles of radius r/2 and r. Uses `alpha_loss.theorem3_bounds` for w_lo, w_hi, χ. Terms: `min ‖∇R‖`, `spread`."""
+    from robust_ref.alpha_loss import linear_noisy_risk_gradient, theorem3_bounds
+    if form not in ("corrected", "printed"): raise ValueError(f"form must be 'corrected' or 'printed'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    X2 = np.column_stack([rng.uniform(0.2, 1, 2000), rng.uniform(0.1, 0.9, 2000)])
+    ang = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    circ = np.column_stack([np.cos(ang), np.sin(ang)])
+    beds = {"X ≡ 1 (d = 1)": (np.ones((1, 1)), lambda r: np.linspace(-r, r, 201)[:, None]),
+            "U([0.2,1]×[0.1,0.9]) (d = 2)": (X2, lambda r: np.vstack([[0.0, 0.0], circ * r / 2, circ * r]))}
+    labels, q, t_g, t_s = [], [], [], []
+    for bed, (X, thetas) in beds.items():
+        d = X.shape[1]
+        nm, mn = float(np.linalg.norm(X.mean(0))), float(np.linalg.norm(X, axis=1).mean())
+        for a in alphas:
+            for p in ps:
+                for r in rs:
+                    g = min(float(np.linalg.norm(linear_noisy_risk_gradient(t, X, a, p))) for t in thetas(r))
+                    b = theorem3_bounds(a, p, r * np.sqrt(d), nm, mn)
+                    if form == "corrected":
+                        q.append(0.5 * (b["w_hi"] + b["w_lo"]) * nm); t_s.append(0.5 * (b["w_hi"] - b["w_lo"]) * mn)
+                    else:
+                        q.append(nm); t_s.append(b["chi"] * mn)
+                    t_g.append(g); labels.append(f"{bed} α={a:g} p={p} r={r}")
+    return _check(f"α-loss Theorem 3 ({form})", labels, q, {"min ‖∇R‖": t_g, "spread": t_s}, scale, drop, factors,
+                  tol=1e-10)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -1045,6 +1083,9 @@ CHECKS = {
                        {"bound × 0.9": dict(scale=0.9), "swapped": dict(form="swapped")}),
     "α-loss Lemma 4": (check_alpha_lemma4, {}, "82 margins |z| ≥ ln 2 incl. the crossing ±ln 2",
                        {"bound × 0.9": dict(scale=0.9), "claimed for all z": dict(form="all_z")}),
+    "α-loss Theorem 3 (corrected)": (check_alpha_thm3, {}, "X ≡ 1 in ℝ¹ (attained) and U([0.2,1]×[0.1,0.9]), α ∈ {1, 2, ∞}",
+                                     {"printed (18)": dict(form="printed"), "bound × 0.9": dict(scale=0.9),
+                                      "spread deleted": dict(drop="spread")}),
     "Trees Theorem 4": (check_trees_thm4, {}, "K = 2, η near ½, exact binomial tail",
                         {"exponent without /2": dict(form="no_half"), "clean γ": dict(form="clean_gamma")}),
     "Trees Theorem 4, E[p̃]": (check_trees_thm4_proportions, {}, "20,000 relabelings, formula not sampler",

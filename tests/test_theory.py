@@ -438,3 +438,17 @@ def test_checks_registry_covers_the_new_results():
     sub = {k: th.CHECKS[k] for k in ("RMBoost Table 4 vs Table 3", "α-loss Lemma 4", "Arch Boost Lemma 7")}
     t = th.summary_table(sub)
     assert t.holds.all() and t.all_caught.all()
+
+
+def test_alpha_thm3_corrected_is_attained_printed_fails():
+    c = th.check_alpha_thm3()
+    assert c.ok and c.min_relative_slack < 1e-9 and c.term_table().needed.all()
+    assert not th.check_alpha_thm3(form="printed").ok
+    assert not th.check_alpha_thm3(scale=0.9).ok
+    assert not th.check_alpha_thm3(drop="spread").ok
+    # the paper's counterexample, by hand: X ≡ 1, θ = 0, α = 1, p = ¼: ‖∇R‖ = (1 − 2p)/2 = ¼ < (18)'s 1 − χ = ¾
+    from robust_ref.alpha_loss import linear_noisy_risk_gradient, theorem3_chi
+    assert np.linalg.norm(linear_noisy_risk_gradient([0.0], np.ones((1, 1)), 1, 0.25)) == pytest.approx(0.25, abs=1e-12)
+    assert 1 - theorem3_chi(1, 0.25, 1e-9) == pytest.approx(0.75, abs=1e-6)
+    with pytest.raises(ValueError, match="form must be 'corrected' or 'printed'"):
+        th.check_alpha_thm3(form="18")
