@@ -22,7 +22,7 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
            'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
            'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
-           'check_trees_thm1', 'check_alpha_thm3', 'summary_table']
+           'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1048,6 +1048,59 @@ def check_alpha_thm3(alphas=(1.0, 2.0, np.inf), # α values
     return _check(f"α-loss Theorem 3 ({form})", labels, q, {"min ‖∇R‖": t_g, "spread": t_s}, scale, drop, factors,
                   tol=1e-10)
 
+# %% ../nbs/80_theory.ipynb #f297f709
+def _argmax_set(z): return z == z.max(1, keepdims=True)
+
+def _count_grid(m: int, k: int) -> np.ndarray:
+    "All vectors of {0..m−1}^k, as rows."
+    return np.stack(np.meshgrid(*[np.arange(m)] * k, indexing="ij"), -1).reshape(-1, k)
+
+def check_trees_lemma10(m: int = 5, k: int = 3, # the grid {0..m−1}^k of x and of y
+                        form: str = "stated", # "stated": M_{x+y} = M_x ∩ M_y; "union": M_{x+y} = M_x ∪ M_y
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Robust trees Lemma 10, exhaustively on integer vectors (exact ties): ‖x+y‖∞ = ‖x‖∞ + ‖y‖∞ iff M_{x+y} = M_x ∩ M_y
+    (M_z the argmax set). Quantity: 1 where the left side holds; term `right side`: 1 where the right side holds."""
+    if form not in ("stated", "union"): raise ValueError(f"form must be 'stated' or 'union'; got {form!r}.")
+    g = _count_grid(m, k)
+    x, y = np.repeat(g, len(g), axis=0), np.tile(g, (len(g), 1))
+    lhs = (x + y).max(1) == x.max(1) + y.max(1)
+    comb = _argmax_set(x) & _argmax_set(y) if form == "stated" else _argmax_set(x) | _argmax_set(y)
+    rhs = np.all(_argmax_set(x + y) == comb, axis=1)
+    return _check("Robust trees Lemma 10", [f"x={tuple(a)} y={tuple(b)}" for a, b in zip(x.tolist(), y.tolist())], lhs.astype(float),
+                  {"right side": rhs.astype(float)}, scale, drop, factors, sense="=", tol=0.0)
+
+def check_trees_thm5(part: str = "a", # "a": conservative (misclassification) impurity; "b": Gini, entropy, GCE(0.7)
+                     m: int = 5, k: int = 3, # children's class counts range over {0..m−1}^k (non-empty)
+                     form: str = "stated", # (a) "union": M_S ⊆ M_L ∪ M_R; (b) "conservative": (b)'s condition claimed for the misclassification impurity
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 5 on every pair of non-empty children with counts in {0..m−1}^k, with the library's
+    count-scale impurities: (a) misclassification: RR ≤ 0 iff M_S ⊆ M_L ∩ M_R; (b) Gini, entropy, GCE(0.7):
+    RR ≤ 0 (up to 1e-9) iff p_L = p_R (exact integer test). Quantity: 1 where RR ≤ 0; term `condition`."""
+    from robust_ref.trees import impurity_entropy, impurity_gce, impurity_gini, impurity_misclassification
+    if part not in ("a", "b"): raise ValueError(f"part must be 'a' or 'b'; got {part!r}.")
+    ok_forms = ("stated", "union") if part == "a" else ("stated", "conservative")
+    if form not in ok_forms: raise ValueError(f"form must be one of {ok_forms} for part {part!r}; got {form!r}.")
+    g = _count_grid(m, k); g = g[g.sum(1) > 0]
+    nL, nR = np.repeat(g, len(g), axis=0), np.tile(g, (len(g), 1))
+    nS = nL + nR
+    labels = [f"n_L={tuple(a)} n_R={tuple(b)}" for a, b in zip(nL.tolist(), nR.tolist())]
+    same_p = np.all(nL * nR.sum(1, keepdims=True) == nR * nL.sum(1, keepdims=True), axis=1)
+    RR = lambda f: f(nS.astype(float)) - f(nL.astype(float)) - f(nR.astype(float))
+    if part == "a":
+        stops = RR(impurity_misclassification) <= 0
+        ms, ml, mr = _argmax_set(nS), _argmax_set(nL), _argmax_set(nR)
+        cond = np.all(~ms | ((ml & mr) if form == "stated" else (ml | mr)), axis=1)
+        q, c = [stops], [cond]
+    else:
+        fs = [impurity_misclassification] if form == "conservative" else \
+             [impurity_gini, impurity_entropy, lambda c: impurity_gce(c, 0.7)]
+        q, c = [RR(f) <= 1e-9 for f in fs], [same_p] * len(fs)
+        labels = labels * len(fs)
+    return _check(f"Robust trees Theorem 5 ({part})", labels, np.concatenate(q).astype(float),
+                  {"condition": np.concatenate(c).astype(float)}, scale, drop, factors, sense="=", tol=0.0)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -1099,6 +1152,12 @@ CHECKS = {
     "Trees Theorem 1": (check_trees_thm1, {}, "K ∈ {2, 3, 5}, 10 p each, 8 losses, minimum over 3,000 candidates",
                         {"bound × 0.9": dict(scale=0.9), "entropy in bits": dict(factors={"entropy": 1 / np.log(2)}),
                          "MAE without its factor 2": dict(factors={"2·misclassification (MAE)": 0.5})}),
+    "Trees Lemma 10": (check_trees_lemma10, {}, "all pairs in {0..4}³ × {0..4}³, exact ties",
+                       {"∪ for ∩": dict(form="union")}),
+    "Trees Theorem 5 (a)": (check_trees_thm5, {}, "all non-empty child pairs in {0..4}³, misclassification",
+                            {"M_S ⊆ M_L ∪ M_R": dict(form="union")}),
+    "Trees Theorem 5 (b)": (check_trees_thm5, dict(part="b"), "same pairs, Gini / entropy / GCE(0.7)",
+                            {"(b) claimed for a conservative loss": dict(form="conservative")}),
     "Trees Lemma 9": (check_trees_lemma9, {}, "K ∈ {2, 3, 5, 8}, 500 random + the equality case each",
                       {"bound × 0.9": dict(scale=0.9), "without Σℓ ≥ C(K−1)": dict(form="no_sum_condition")}),
     "Mean classifier Theorem 20 (i)": (check_meanclf_thm20, {}, "two-point margins ±‖μ‖, β ∈ [0.01, 1]",

@@ -452,3 +452,18 @@ def test_alpha_thm3_corrected_is_attained_printed_fails():
     assert 1 - theorem3_chi(1, 0.25, 1e-9) == pytest.approx(0.75, abs=1e-6)
     with pytest.raises(ValueError, match="form must be 'corrected' or 'printed'"):
         th.check_alpha_thm3(form="18")
+
+
+def test_trees_lemma10_and_thm5_equivalences_and_mutations():
+    assert th.check_trees_lemma10().ok
+    assert not th.check_trees_lemma10(form="union").ok
+    assert th.check_trees_thm5("a").ok and th.check_trees_thm5("b").ok
+    assert not th.check_trees_thm5("a", form="union").ok
+    assert not th.check_trees_thm5("b", form="conservative").ok
+    # by hand: n_L = (2, 1), n_R = (1, 2): the parent (3, 3) has both classes as majority, the children keep only one
+    # each, so RR = (6 − 3) − (3 − 2) − (3 − 2) = 1 > 0 and M_S = {0, 1} ⊄ M_L ∩ M_R = ∅
+    c = th.check_trees_thm5("a", m=3, k=2)
+    i = c.labels.index("n_L=(2, 1) n_R=(1, 2)")
+    assert c.quantity[i] == 0 and c.terms["condition"][i] == 0
+    with pytest.raises(ValueError, match="form must be one of \\('stated', 'conservative'\\) for part 'b'"):
+        th.check_trees_thm5("b", form="union")
