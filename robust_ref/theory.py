@@ -22,7 +22,8 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
            'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
            'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
-           'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5', 'summary_table']
+           'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5', 'check_meanclf_thm6',
+           'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1101,6 +1102,34 @@ def check_trees_thm5(part: str = "a", # "a": conservative (misclassification) im
     return _check(f"Robust trees Theorem 5 ({part})", labels, np.concatenate(q).astype(float),
                   {"condition": np.concatenate(c).astype(float)}, scale, drop, factors, sense="=", tol=0.0)
 
+# %% ../nbs/80_theory.ipynb #2e91b007
+def check_meanclf_thm6(eps_values=(0.05, 0.2, 0.5), # margins ε
+                       M: int = 30, # atoms
+                       form: str = "stated", # "stated": non-strict ℓ_ε = [yv ≤ ε], ℓ01 = [yv ≤ 0]; "strict": [yv < ε], [yv < 0]
+                       random_state: int = 6, # seed of the atoms' masses, η and f
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 6: ℓ_ε(P, f) = max over ‖f̃ − f‖∞ ≤ ε of ℓ01(P, f̃). The right side is found by brute force,
+    atom by atom (f̃(x) is free in [f(x) − ε, f(x) + ε]), over 401 grid values of the band plus 0 and its ends. The test
+    bed puts atoms at f = 0 with η = ½ and at f = ±ε, where the strict convention breaks the identity. Term:
+    `max ℓ01(P, f̃)`."""
+    if form not in ("stated", "strict"): raise ValueError(f"form must be 'stated' or 'strict'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    px, eta, f0 = rng.dirichlet(np.ones(M)), rng.uniform(size=M), rng.uniform(-1, 1, M)
+    eta[:5] = (0, 1, 0, 1, 0.5)
+    f0[4] = 0.0
+    pp, pn = px * eta, px * (1 - eta)
+    err = (lambda m, t: m < t) if form == "strict" else (lambda m, t: m <= t)
+    labels, q, t = [], [], []
+    for e in eps_values:
+        f = f0.copy(); f[0], f[1] = e, -e                                    # atoms exactly at the band's edge
+        q.append(pp @ err(f, e) + pn @ err(-f, e))                          # ℓ_ε(P, f)
+        band = np.c_[f[:, None] + np.linspace(-e, e, 401)[None, :], np.clip(0.0, f - e, f + e)[:, None]]
+        t.append(float(np.sum(np.max(pp[:, None] * err(band, 0) + pn[:, None] * err(-band, 0), axis=1))))
+        labels.append(f"ε={e:g}")
+    return _check(f"Mean classifier Theorem 6 ({form})", labels, q, {"max ℓ01(P, f̃)": t}, scale, drop, factors,
+                  sense="=", tol=1e-12)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -1165,6 +1194,8 @@ CHECKS = {
                                         "(b−a)²/16": dict(factors={"β(b−a)²/8": 0.5})}),
     "Mean classifier Theorem 20 (ii)": (check_meanclf_thm20, dict(part="ii"), "two-point Z ∈ {0, 2}, β ∈ [0.01, 1]",
                                         {"bound × 0.9": dict(scale=0.9)}),
+    "Mean classifier Theorem 6": (check_meanclf_thm6, {}, "30 atoms incl. f = 0 at η = ½, ε ∈ {0.05, 0.2, 0.5}, brute-force max",
+                                  {"strict conventions": dict(form="strict"), "× 0.9": dict(scale=0.9)}),
     "Mean classifier Theorem 19 (E form)": (check_meanclf_thm19, {}, "one atom, K ≡ 1, exact expectation",
                                             {"KL deleted": dict(kl="none"), "bound × 0.9": dict(scale=0.9)}),
     "Mean classifier Theorem 21 (E form)": (check_meanclf_thm21, {}, "two atoms, two maps, every sample enumerated",

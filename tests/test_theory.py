@@ -467,3 +467,15 @@ def test_trees_lemma10_and_thm5_equivalences_and_mutations():
     assert c.quantity[i] == 0 and c.terms["condition"][i] == 0
     with pytest.raises(ValueError, match="form must be one of \\('stated', 'conservative'\\) for part 'b'"):
         th.check_trees_thm5("b", form="union")
+
+
+def test_meanclf_thm6_identity_and_strict_convention_fails():
+    c = th.check_meanclf_thm6()
+    assert c.ok
+    assert not th.check_meanclf_thm6(form="strict").ok
+    assert not th.check_meanclf_thm6(scale=0.9).ok
+    # by hand, the paper's one-point case: f = 0, η = ½: strict ℓ_ε = 1 but the max of the strict ℓ01 over the band is ½
+    s = th.check_meanclf_thm6(eps_values=(0.1,), M=5, form="strict")
+    assert s.quantity[0] > s.bound[0]
+    with pytest.raises(ValueError, match="form must be 'stated' or 'strict'"):
+        th.check_meanclf_thm6(form="open")
