@@ -23,7 +23,7 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
            'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
            'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5', 'check_meanclf_thm6',
-           'summary_table']
+           'check_trees_thm8', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1130,6 +1130,33 @@ def check_meanclf_thm6(eps_values=(0.05, 0.2, 0.5), # margins ε
     return _check(f"Mean classifier Theorem 6 ({form})", labels, q, {"max ℓ01(P, f̃)": t}, scale, drop, factors,
                   sense="=", tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #c51b1485
+def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0), # NE loss parameters μ
+                     p_pos=tuple(np.linspace(0, 1, 41)[1:-1]), # positive-class proportions p₊ (pure nodes: both sides 0)
+                     form: str = "stated", # "stated": λ = 2e^{−μ}, λ√((1−‖p‖₂²)/2); "lambda_e": λ = e^{−μ}; "no_half": without the /2
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 8 (binary NE impurity): inf over ŷ of p₊ min(1, e^{−ŷ−μ}) + p₋ min(1, e^{ŷ−μ}) equals
+    `trees.impurity_ne` with λ = 2e^{−μ} (λ ≥ 1 is CL), i.e. min{1 − ‖p‖∞, λ√((1 − ‖p‖₂²)/2)}. The infimum is taken
+    over 12,001 values of ŷ in [−60, 60] plus ŷ* = ½ ln(p₊/p₋); to 1e-9. Term: `NE impurity`."""
+    from robust_ref.trees import impurity_misclassification, impurity_ne
+    if form not in ("stated", "lambda_e", "no_half"):
+        raise ValueError(f"form must be 'stated', 'lambda_e' or 'no_half'; got {form!r}.")
+    yhat = np.linspace(-60, 60, 12_001)
+    labels, q, t = [], [], []
+    for mu in mus:
+        lam = (1.0 if form == "lambda_e" else 2.0) * np.exp(-mu)
+        for pp in p_pos:
+            grid = np.r_[yhat, [0.5 * np.log(pp / (1 - pp))] if 0 < pp < 1 else []]
+            q.append(float(np.min(pp * np.minimum(1, np.exp(-grid - mu)) + (1 - pp) * np.minimum(1, np.exp(grid - mu)))))
+            c = np.array([1 - pp, pp])
+            if form == "no_half":
+                t.append(float(min(impurity_misclassification(c), lam * np.sqrt(1 - c @ c))))
+            else:
+                t.append(float(impurity_ne(c, min(lam, 1.0))))
+            labels.append(f"μ={mu:.3g} p₊={pp:.3f}")
+    return _check("Robust trees Theorem 8", labels, q, {"NE impurity": t}, scale, drop, factors, sense="=", tol=1e-9)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -1187,6 +1214,8 @@ CHECKS = {
                             {"M_S ⊆ M_L ∪ M_R": dict(form="union")}),
     "Trees Theorem 5 (b)": (check_trees_thm5, dict(part="b"), "same pairs, Gini / entropy / GCE(0.7)",
                             {"(b) claimed for a conservative loss": dict(form="conservative")}),
+    "Trees Theorem 8": (check_trees_thm8, {}, "6 μ × 39 p₊, infimum over 12,001 ŷ and ŷ*",
+                        {"λ = e^{−μ}": dict(form="lambda_e"), "without the /2": dict(form="no_half"), "× 0.9": dict(scale=0.9)}),
     "Trees Lemma 9": (check_trees_lemma9, {}, "K ∈ {2, 3, 5, 8}, 500 random + the equality case each",
                       {"bound × 0.9": dict(scale=0.9), "without Σℓ ≥ C(K−1)": dict(form="no_sum_condition")}),
     "Mean classifier Theorem 20 (i)": (check_meanclf_thm20, {}, "two-point margins ±‖μ‖, β ∈ [0.01, 1]",

@@ -479,3 +479,14 @@ def test_meanclf_thm6_identity_and_strict_convention_fails():
     assert s.quantity[0] > s.bound[0]
     with pytest.raises(ValueError, match="form must be 'stated' or 'strict'"):
         th.check_meanclf_thm6(form="open")
+
+
+def test_trees_thm8_ne_impurity():
+    c = th.check_trees_thm8()
+    assert c.ok and c.min_relative_slack > -1e-12
+    assert not th.check_trees_thm8(form="lambda_e").ok
+    assert not th.check_trees_thm8(form="no_half").ok
+    assert not th.check_trees_thm8(scale=0.9).ok
+    # by hand: μ = 0 (λ = 2), p₊ = ½: inf = ½ (CL), since λ√(½·½ ·2 /2) = 1 > ½
+    i = th.check_trees_thm8(mus=(0.0,), p_pos=(0.5,))
+    assert i.quantity[0] == pytest.approx(0.5, abs=1e-12) and i.bound[0] == pytest.approx(0.5, abs=1e-12)
