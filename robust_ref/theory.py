@@ -14,12 +14,16 @@ from .datasets import FiniteWorld, make_finite_world, threshold_rules
 from .rmboost import rmboost_full_lp, rmboost_lp
 
 # %% auto #0
-__all__ = ['TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed',
-           'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path',
-           'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'check_trees_thm4',
+__all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mutation_table',
+           'RMBoostBed', 'rmboost_bed', 'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3',
+           'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8',
+           'check_rmboost_eq13', 'rmboost_table4_from_table3', 'check_rmboost_table4', 'check_trees_thm4',
            'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
            'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
-           'check_archboost_thm2', 'check_archboost_thm4_rate', 'summary_table']
+           'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
+           'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
+           'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5', 'check_meanclf_thm6',
+           'check_trees_thm8', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -423,6 +427,81 @@ def check_rmboost_eq13(ns=(100, 1000, 10_000), # sample sizes
     return _check(f"RMBoost (13) ({form})", labels, q, {"VC" if form == "vc" else "2R": t1, "deviation": t2},
                   scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #5acfcb74
+RMBOOST_TABLE4_COLUMNS = {"avg_rank_clean": None, "delta_uniform_10": ("uniform", 0.1),
+                          "delta_uniform_20": ("uniform", 0.2), "delta_adversarial_10": ("adversarial", 0.1),
+                          "delta_adversarial_20": ("adversarial", 0.2)}
+
+def _half_unit_2sig(x) -> np.ndarray:
+    "Half a unit of the last digit of values printed with two significant digits (21 → 0.5, 9.1 → 0.05)."
+    x = np.abs(np.asarray(x, dtype=np.float64))
+    return 0.5 * 10.0 ** (np.floor(np.log10(np.maximum(x, 1e-300))) - 1)
+
+def rmboost_table4_from_table3(table3: pd.DataFrame | None = None, # RMBoost Table 3; default `published_table("rmboost", 3)`
+                               exclude=("Minimax",), # methods left out of Table 4
+                              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """RMBoost Table 4 recomputed from Table 3 (columns dataset, noise, rate, method, mean): per method, the average
+    rank of the clean error over the datasets (rank 1 = lowest error, ties averaged) and the average over the datasets
+    of noisy minus clean error for each noise setting. Returns `(table4, rounding)`, both indexed by method with the
+    columns of `RMBOOST_TABLE4_COLUMNS`: `rounding` is the worst-case effect of Table 3's two-significant-digit
+    rounding on each entry (for the ranks, the larger distance to the lowest and highest average rank that the
+    rounding intervals allow)."""
+    from robust_ref.datasets import published_table
+    t3 = published_table("rmboost", 3) if table3 is None else table3
+    need = {"dataset", "noise", "rate", "method", "mean"}
+    if not isinstance(t3, pd.DataFrame) or not need <= set(t3.columns):
+        raise ValueError(f"table3 must be a DataFrame with columns {sorted(need)} (as `published_table('rmboost', 3)`).")
+    t3 = t3[~t3["method"].isin(list(exclude))]
+    def pivot(noise, rate, values):
+        s = t3[(t3["noise"] == noise) & np.isclose(t3["rate"], rate)]
+        if s.empty: raise ValueError(f"table3 has no rows for noise={noise!r}, rate={rate}.")
+        return s.assign(half=_half_unit_2sig(s["mean"])).pivot(index="dataset", columns="method", values=values)
+    clean, h0 = pivot("none", 0.0, "mean"), pivot("none", 0.0, "half")
+    lo, hi = (clean - h0).to_numpy(), (clean + h0).to_numpy()
+    k = clean.shape[1]
+    # the rank of method m can go as low as 1 + #{j surely below m} and as high as k − #{j surely above m}
+    rank_min = 1 + (hi[:, None, :] < lo[:, :, None]).sum(axis=2)
+    rank_max = k - (lo[:, None, :] > hi[:, :, None]).sum(axis=2)
+    rank = clean.rank(axis=1).mean()
+    out, tol = {"avg_rank_clean": rank}, {
+        "avg_rank_clean": pd.Series(np.maximum(rank - rank_min.mean(axis=0), rank_max.mean(axis=0) - rank),
+                                    index=clean.columns)}
+    for col, setting in RMBOOST_TABLE4_COLUMNS.items():
+        if setting is None: continue
+        noisy, h = pivot(*setting, "mean"), pivot(*setting, "half")
+        out[col] = (noisy - clean).mean()
+        tol[col] = (h + h0).mean()
+    return pd.DataFrame(out), pd.DataFrame(tol)
+
+def check_rmboost_table4(table4="recomputed", # "recomputed" (consistent with Table 3, rounded to 2 decimals), "published" (the paper's), or a DataFrame like `published_table("rmboost", 4)`
+                         table3: pd.DataFrame | None = None, # RMBoost Table 3; default the published one
+                         scale: float = 1.0, drop=(), factors=None, # mutation
+                        ) -> BoundCheck:
+    """RMBoost Table 4 is Table 3 summarized: every entry of `table4` is within the rounding envelope of its
+    recomputation from `table3` (`rmboost_table4_from_table3`). Quantity: |entry − recomputed|; terms:
+    `Table 3 rounding` (worst case) and `Table 4 rounding` (0.005). The published Table 4 fails."""
+    rec, env = rmboost_table4_from_table3(table3)
+    if isinstance(table4, str):
+        if table4 == "recomputed": t4 = rec.round(2)
+        elif table4 == "published":
+            from robust_ref.datasets import published_table
+            t4 = published_table("rmboost", 4).set_index("method")
+        else: raise ValueError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {table4!r}.")
+    elif isinstance(table4, pd.DataFrame):
+        t4 = table4.set_index("method") if "method" in table4.columns else table4
+    else: raise TypeError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {type(table4).__name__}.")
+    missing = [c for c in RMBOOST_TABLE4_COLUMNS if c not in t4.columns] + [m for m in rec.index if m not in t4.index]
+    if missing:
+        raise ValueError(f"table4 lacks {missing}: it needs a row per method {list(rec.index)} and the columns "
+                         f"{list(RMBOOST_TABLE4_COLUMNS)}.")
+    labels, q, t3r = [], [], []
+    for col in RMBOOST_TABLE4_COLUMNS:
+        for m in rec.index:
+            labels.append(f"{m} {col}: {float(t4.loc[m, col]):.2f} vs {rec.loc[m, col]:.2f}")
+            q.append(abs(float(t4.loc[m, col]) - rec.loc[m, col])); t3r.append(env.loc[m, col])
+    return _check("RMBoost Table 4 vs Table 3", labels, q, {"Table 3 rounding": t3r, "Table 4 rounding": np.full(len(q), 0.005)},
+                  scale, drop, factors)
+
 # %% ../nbs/80_theory.ipynb #234afcda
 TREES_THM4_CASES = (((60, 40), 0.2), ((300, 200), 0.3), ((2700, 900), 0.45), ((1500, 500), 0.4), ((6000, 2000), 0.45))
 
@@ -750,6 +829,334 @@ def check_archboost_thm4_rate(ns=(2000, 8000), # sample sizes (the slope is fitt
                   [f"excess φ-risk {np.round(ex_phi, 4).tolist()}", f"excess 0-1 risk {np.round(ex_01, 4).tolist()}"],
                   slopes, {"−ε/2": np.full(2, -eps / 2)}, scale, drop, factors, tol=0.0)
 
+# %% ../nbs/80_theory.ipynb #0a3da899
+def check_alpha_lemma1(alphas=(0.5, 0.8, 1.0, 2.0, 5.0, np.inf), # α values (½: exponential, 1: logistic, ∞: sigmoid)
+                       zs=tuple(np.linspace(-6.0, 6.0, 25)), # margins
+                       derivative=None, # the derivative under test, (z, α, order) → values; default `alpha_loss_derivative`
+                       h: float = 1e-5, # central-difference step
+                       scale: float = 1.0, drop=(), factors=None, # mutation of the finite-difference side
+                      ) -> BoundCheck:
+    """α-loss Lemma 1: the first three derivatives of l̃^α equal the central differences of the one below (the first:
+    of `AlphaLoss` values), to 1e-7(1 + |value|). Term: `finite difference`."""
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    from robust_ref.losses import AlphaLoss
+    d = alpha_loss_derivative if derivative is None else derivative
+    z = np.asarray(zs, dtype=np.float64)
+    labels, q, fd = [], [], []
+    for a in alphas:
+        below = lambda v, k: AlphaLoss(a)(v) if k == 0 else d(v, a, k)
+        for k in (1, 2, 3):
+            q.extend(np.asarray(d(z, a, k), dtype=np.float64))
+            fd.extend((np.asarray(below(z + h, k - 1)) - np.asarray(below(z - h, k - 1))) / (2 * h))
+            labels.extend(f"α={a:g} order {k} z={v:.2f}" for v in z)
+    fd = np.asarray(fd)
+    return _check("α-loss Lemma 1", labels, q, {"finite difference": fd}, scale, drop, factors, sense="=",
+                  tol=1e-7 * (1 + np.abs(fd)))
+
+def _alpha_derivative_comparison(result, order, zs, swapped, scale, drop, factors):
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    z = np.asarray(zs, dtype=np.float64)
+    small, big = (np.abs(alpha_loss_derivative(z, a, order)) for a in (np.inf, 1.0))
+    if swapped: small, big = big, small
+    return _check(result, [f"z={v:.4g}" for v in z], small, {f"|l̃¹ {'′' * order}|": big}, scale, drop, factors,
+                  tol=1e-12 * big + 1e-300)
+
+_TAIL = np.geomspace(1e-6, 30.0, 40)
+
+def check_alpha_lemma3(zs=tuple(np.r_[-_TAIL[::-1], 0.0, _TAIL]), # margins (all of ℝ)
+                       form: str = "stated", # "stated": |l̃^∞''| ≤ |l̃¹''|; "swapped": the reverse
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """α-loss Lemma 3: |l̃^∞''(z)| ≤ |l̃¹''(z)| for every z (ratio |tanh(z/2)| → 1 as |z| → ∞, so the bound × 0.9 fails
+    at large |z|). Term: `|l̃¹ ′′|`."""
+    if form not in ("stated", "swapped"): raise ValueError(f"form must be 'stated' or 'swapped'; got {form!r}.")
+    return _alpha_derivative_comparison("α-loss Lemma 3", 2, zs, form == "swapped", scale, drop, factors)
+
+def check_alpha_lemma4(zs=tuple(np.r_[-np.log(2) - _TAIL[::-1], -np.log(2), np.log(2), np.log(2) + _TAIL]), # |z| ≥ ln 2
+                       form: str = "stated", # "stated": |z| ≥ ln 2; "all_z": the comparison also claimed for |z| < ln 2
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """α-loss Lemma 4: |l̃^∞'''(z)| ≤ |l̃¹'''(z)| for |z| ≥ ln 2, with equality at ±ln 2 (the curves cross there, so
+    the bound × 0.9 fails next to it, and the claim for all z fails inside). Term: `|l̃¹ ′′′|`."""
+    if form not in ("stated", "all_z"): raise ValueError(f"form must be 'stated' or 'all_z'; got {form!r}.")
+    z = np.asarray(zs, dtype=np.float64)
+    if form == "all_z": z = np.r_[z, np.linspace(-np.log(2), np.log(2), 21)[1:-1]]
+    elif np.any(np.abs(z) < np.log(2) - 1e-15):
+        raise ValueError("zs must satisfy |z| ≥ ln 2 (the lemma's domain); use form='all_z' to test outside it.")
+    return _alpha_derivative_comparison("α-loss Lemma 4", 3, z, False, scale, drop, factors)
+
+def check_trees_lemma9(Ks=(2, 3, 5, 8), # numbers of classes
+                       n_random: int = 500, # random instances per K (ℓ = C(1 − u·Dir(1)): both hypotheses hold)
+                       form: str = "stated", # "stated"; "no_sum_condition": ℓ uniform on [0, C]^K, hypothesis (a) not enforced
+                       random_state: int = 0, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Robust trees Lemma 9: if p₁ ≤ … ≤ p_K, Σ_j ℓ_j ≥ C(K−1) and 0 ≤ ℓ_j ≤ C then C(1 − p_K) ≤ Σ_j p_j ℓ_j, with
+    equality at ℓ = C(1 − e_K), which the test bed contains for every K. Term: `Σ p ℓ`."""
+    if form not in ("stated", "no_sum_condition"):
+        raise ValueError(f"form must be 'stated' or 'no_sum_condition'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    labels, q, t = [], [], []
+    for K in Ks:
+        for i in range(n_random + 1):
+            C = rng.uniform(0.1, 3.0)
+            p = np.sort(rng.dirichlet(np.ones(K)))
+            if i == n_random: ell, lab = C * (1 - np.eye(K)[-1]), "equality case ℓ = C(1 − e_K)"
+            elif form == "stated": ell, lab = C * (1 - rng.uniform() * rng.dirichlet(np.ones(K))), f"random #{i}"
+            else: ell, lab = rng.uniform(0, C, K), f"random #{i} (no sum condition)"
+            labels.append(f"K={K} {lab}"); q.append(C * (1 - p[-1])); t.append(p @ ell)
+    return _check("Robust trees Lemma 9", labels, q, {"Σ p ℓ": t}, scale, drop, factors, tol=1e-12)
+
+def check_meanclf_thm20(part: str = "i", # "i": ℓ(P, μ) − ℓ_ββ(P, N(μ, I)) ≤ β; "ii": Hoeffding's lemma for Z ∈ [0, 2]
+                        betas=(0.01, 0.05, 0.2, 0.5, 1.0), # inverse temperatures β
+                        qs=(0.5, 0.3, 0.1), # P(y⟨μ, φ⟩ = −‖μ‖) on the two-point test bed
+                        norms=(1.0, 0.5), # ‖μ‖ (part i; ‖φ‖ = 1)
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 20 on the two-point test bed φ ≡ 1 in ℝ¹, y⟨μ, φ⟩ = ±‖μ‖:
+    (i) ℓ(P, μ) − ℓ_ββ(P, N(μ, I)) ≤ β‖φ‖²/2 + β(b−a)²/8 with b − a = 2‖μ‖ ≤ 2 (the Gaussian term and Hoeffding's);
+    (ii) E Z + (1/β) log E e^{−βZ} ≤ β(b−a)²/8 for Z = 1 − y⟨μ, φ⟩ ∈ [0, 2]. At q = ½, ‖μ‖ = 1 the relative slack is
+    β²/6, so each β/2 term is needed. ℓ_ββ uses the Gaussian moment generating function
+    E e^{βw} = e^{βμ + β²/2}, w ~ N(μ, 1). Terms: (i) `β‖φ‖²/2`, `β(b−a)²/8`; (ii) `β(b−a)²/8`."""
+    if part not in ("i", "ii"): raise ValueError(f"part must be 'i' or 'ii'; got {part!r}.")
+    labels, q, t_g, t_h = [], [], [], []
+    for b in betas:
+        for qq in qs:
+            for r in (norms if part == "i" else (1.0,)):
+                m, pm = np.array([-r, r]), np.array([qq, 1 - qq])           # margins y⟨μ, φ⟩ and their masses
+                lin = pm @ (1 - m)
+                if part == "i":
+                    ann = -np.log(pm @ np.exp(-b * (1 - m) + b**2 / 2)) / b    # ℓ_ββ(P, N(μ, I)), ‖φ‖ = 1
+                    q.append(lin - ann); t_g.append(b / 2)
+                else:
+                    q.append(lin + np.log(pm @ np.exp(-b * (1 - m))) / b)
+                t_h.append(b * (2 * r) ** 2 / 8)
+                labels.append(f"β={b:g} q={qq} ‖μ‖={r:g}")
+    terms = {"β‖φ‖²/2": t_g, "β(b−a)²/8": t_h} if part == "i" else {"β(b−a)²/8": t_h}
+    return _check(f"Mean classifier Theorem 20 ({part})", labels, q, terms, scale, drop, factors, tol=1e-13)
+
+def check_archboost_lemma7(gammas=(1.5, 2.0, 3.0), # γ of the γ-robust loss
+                           zetas=(0.5, 1.0, 2.0, 4.0, 8.0), # clipping levels ζ
+                           form: str = "stated", # "stated": Δ = max(φ(ζ), 2^γ − φ(−ζ)); "positive_side": Δ = φ(ζ) only
+                           random_state: int = 0, # seed of the random margins
+                           scale: float = 1.0, drop=(), factors=None, # mutation
+                          ) -> BoundCheck:
+    """Arch Boost Lemma 7: clipping F at ζ changes the φ-risk by at most Δ(ζ) = max(φ(ζ), 2^γ − φ(−ζ)). The left side is
+    the largest |R̂_φ(F) − R̂_φ(π_ζF)| over three samples of margins: all at −60, all at +60 (where Δ is attained to
+    machine precision) and 1,000 Gaussian margins of scale 3ζ. Term: `Δ(ζ)`."""
+    from robust_ref.losses import GammaRobustLoss
+    if form not in ("stated", "positive_side"): raise ValueError(f"form must be 'stated' or 'positive_side'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    labels, q, t = [], [], []
+    for g in gammas:
+        phi = GammaRobustLoss(g)
+        for zeta in zetas:
+            samples = [np.full(10, -60.0), np.full(10, 60.0), rng.normal(0, 3 * zeta, 1000)]
+            q.append(max(abs(float(np.mean(phi(v))) - float(np.mean(phi(np.clip(v, -zeta, zeta))))) for v in samples))
+            pos, neg = float(phi(np.array([zeta]))[0]), 2.0**g - float(phi(np.array([-zeta]))[0])
+            t.append(pos if form == "positive_side" else max(pos, neg))
+            labels.append(f"γ={g:g} ζ={zeta:g}")
+    return _check("Arch Boost Lemma 7", labels, q, {"Δ(ζ)": t}, scale, drop, factors, tol=1e-12)
+
+def _third_sign_flipped(z, a, k):
+    "A plausible slip in Lemma 1: the third derivative with its sign flipped."
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    return -alpha_loss_derivative(z, a, k) if k == 3 else alpha_loss_derivative(z, a, k)
+
+# %% ../nbs/80_theory.ipynb #1ed80bd4
+def _simplex_loss(name, Y, q=None) -> np.ndarray:
+    "ℓ(ŷ, e_j) of Theorem 1's losses for candidate predictions Y (rows, on the simplex) and every class j (columns)."
+    if name == "mse": return (Y**2).sum(1, keepdims=True) - 2 * Y + 1
+    if name == "ce": return -np.log(np.maximum(Y, 1e-300))
+    if name == "zero_one": return 1.0 - (Y == 1.0)
+    if name == "mae": return 2 - 2 * Y
+    if name == "gce": return (1 - Y**q) / q
+    raise ValueError(f"unknown loss {name!r}; Theorem 1 covers 'mse', 'ce', 'zero_one', 'mae' and 'gce'.")
+
+def _thm1_minimiser(name, p, q=None) -> np.ndarray:
+    if name in ("mse", "ce"): return p
+    if name == "gce" and q < 1:
+        t = p ** (1 / (1 - q)); return t / t.sum()
+    return np.eye(len(p))[np.argmax(p)]
+
+def check_trees_thm1(Ks=(2, 3, 5), # numbers of classes
+                     n_p: int = 10, # class distributions p per K (Dirichlet(1))
+                     n_candidates: int = 3000, # Dirichlet(½) candidate predictions per K
+                     gce_qs=(0.3, 0.7, 1.0, 1.5), # q of the GCE losses
+                     random_state: int = 0, # seed
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 1 (W = 1): min over ŷ ∈ Δ of Σ_j p_j ℓ(ŷ, e_j) equals the impurity of `robust_ref.trees`
+    — Gini (MSE), entropy in nats (CE), misclassification (01), twice it (MAE), the GCE forms — to 1e-10. The minimum is
+    over the claimed minimiser, the vertices and Dirichlet(½) candidates, so a closed form that is too large (no
+    candidate reaches it) or too small (the minimiser beats it) fails. Terms, zero where they do not apply: `Gini`,
+    `entropy`, `misclassification`, `2·misclassification (MAE)`, `GCE`."""
+    from robust_ref.trees import impurity_entropy, impurity_gce, impurity_gini, impurity_misclassification
+    rng = np.random.default_rng(random_state)
+    names = ("Gini", "entropy", "misclassification", "2·misclassification (MAE)", "GCE")
+    cases = [("mse", None, "Gini"), ("ce", None, "entropy"), ("zero_one", None, "misclassification"),
+             ("mae", None, "2·misclassification (MAE)")] + [("gce", q, "GCE") for q in gce_qs]
+    labels, qv, terms = [], [], {k: [] for k in names}
+    for K in Ks:
+        P = rng.dirichlet(np.ones(K), size=n_p)
+        cand = np.vstack([rng.dirichlet(0.5 * np.ones(K), size=n_candidates), np.eye(K)])
+        for name, q, term in cases:
+            L = _simplex_loss(name, cand, q)
+            for i, p in enumerate(P):
+                star = _thm1_minimiser(name, p, q)
+                qv.append(min(float(_simplex_loss(name, star[None], q)[0] @ p), float((L @ p).min())))
+                cf = dict(mse=impurity_gini, ce=impurity_entropy, zero_one=impurity_misclassification,
+                          mae=lambda c: 2 * impurity_misclassification(c), gce=lambda c: impurity_gce(c, q))[name](p)
+                for k in names: terms[k].append(float(cf) if k == term else 0.0)
+                labels.append(f"K={K} {name}{'' if q is None else f' q={q}'} p#{i}")
+    return _check("Robust trees Theorem 1", labels, qv, terms, scale, drop, factors, sense="=", tol=1e-10)
+
+# %% ../nbs/80_theory.ipynb #9f07aec8
+def check_alpha_thm3(alphas=(1.0, 2.0, np.inf), # α values
+                     ps=(0.1, 0.2, 0.3), # flip probabilities
+                     rs=(0.05, 0.3, 1.0), # radii r of the ball B_d(r)
+                     form: str = "corrected", # "corrected" (the proved form) or "printed" ((18) with χ)
+                     random_state: int = 4, # seed of the two-dimensional sample
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """α-loss Theorem 3 (lower bound on the noisy gradient over θ ∈ B_d(r)), rearranged as an upper bound:
+    corrected: (w_hi + w_lo)/2 ‖E X‖ ≤ min_θ ‖∇R(θ)‖ + (w_hi − w_lo)/2 E‖X‖; printed (18): ‖E X‖ ≤ min_θ ‖∇R(θ)‖ + χ E‖X‖.
+    Two test beds: X ≡ 1 in ℝ¹ with θ on a 201-point grid of [−r, r] (where the corrected bound is attained: ‖∇R(θ)‖ =
+    |w(θ)|, minimal at the end of the interval where w = w_lo) and 2,000 draws of U([0.2, 1] × [0.1, 0.9]) with θ at 0 and
+    on circles of radius r/2 and r. Uses `alpha_loss.theorem3_bounds` for w_lo, w_hi, χ. Terms: `min ‖∇R‖`, `spread`."""
+    from robust_ref.alpha_loss import linear_noisy_risk_gradient, theorem3_bounds
+    if form not in ("corrected", "printed"): raise ValueError(f"form must be 'corrected' or 'printed'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    X2 = np.column_stack([rng.uniform(0.2, 1, 2000), rng.uniform(0.1, 0.9, 2000)])
+    ang = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    circ = np.column_stack([np.cos(ang), np.sin(ang)])
+    beds = {"X ≡ 1 (d = 1)": (np.ones((1, 1)), lambda r: np.linspace(-r, r, 201)[:, None]),
+            "U([0.2,1]×[0.1,0.9]) (d = 2)": (X2, lambda r: np.vstack([[0.0, 0.0], circ * r / 2, circ * r]))}
+    labels, q, t_g, t_s = [], [], [], []
+    for bed, (X, thetas) in beds.items():
+        d = X.shape[1]
+        nm, mn = float(np.linalg.norm(X.mean(0))), float(np.linalg.norm(X, axis=1).mean())
+        for a in alphas:
+            for p in ps:
+                for r in rs:
+                    g = min(float(np.linalg.norm(linear_noisy_risk_gradient(t, X, a, p))) for t in thetas(r))
+                    b = theorem3_bounds(a, p, r * np.sqrt(d), nm, mn)
+                    if form == "corrected":
+                        q.append(0.5 * (b["w_hi"] + b["w_lo"]) * nm); t_s.append(0.5 * (b["w_hi"] - b["w_lo"]) * mn)
+                    else:
+                        q.append(nm); t_s.append(b["chi"] * mn)
+                    t_g.append(g); labels.append(f"{bed} α={a:g} p={p} r={r}")
+    return _check(f"α-loss Theorem 3 ({form})", labels, q, {"min ‖∇R‖": t_g, "spread": t_s}, scale, drop, factors,
+                  tol=1e-10)
+
+# %% ../nbs/80_theory.ipynb #f297f709
+def _argmax_set(z): return z == z.max(1, keepdims=True)
+
+def _count_grid(m: int, k: int) -> np.ndarray:
+    "All vectors of {0..m−1}^k, as rows."
+    return np.stack(np.meshgrid(*[np.arange(m)] * k, indexing="ij"), -1).reshape(-1, k)
+
+def check_trees_lemma10(m: int = 5, k: int = 3, # the grid {0..m−1}^k of x and of y
+                        form: str = "stated", # "stated": M_{x+y} = M_x ∩ M_y; "union": M_{x+y} = M_x ∪ M_y
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Robust trees Lemma 10, exhaustively on integer vectors (exact ties): ‖x+y‖∞ = ‖x‖∞ + ‖y‖∞ iff M_{x+y} = M_x ∩ M_y
+    (M_z the argmax set). Quantity: 1 where the left side holds; term `right side`: 1 where the right side holds."""
+    if form not in ("stated", "union"): raise ValueError(f"form must be 'stated' or 'union'; got {form!r}.")
+    g = _count_grid(m, k)
+    x, y = np.repeat(g, len(g), axis=0), np.tile(g, (len(g), 1))
+    lhs = (x + y).max(1) == x.max(1) + y.max(1)
+    comb = _argmax_set(x) & _argmax_set(y) if form == "stated" else _argmax_set(x) | _argmax_set(y)
+    rhs = np.all(_argmax_set(x + y) == comb, axis=1)
+    return _check("Robust trees Lemma 10", [f"x={tuple(a)} y={tuple(b)}" for a, b in zip(x.tolist(), y.tolist())], lhs.astype(float),
+                  {"right side": rhs.astype(float)}, scale, drop, factors, sense="=", tol=0.0)
+
+def check_trees_thm5(part: str = "a", # "a": conservative (misclassification) impurity; "b": Gini, entropy, GCE(0.7)
+                     m: int = 5, k: int = 3, # children's class counts range over {0..m−1}^k (non-empty)
+                     form: str = "stated", # (a) "union": M_S ⊆ M_L ∪ M_R; (b) "conservative": (b)'s condition claimed for the misclassification impurity
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 5 on every pair of non-empty children with counts in {0..m−1}^k, with the library's
+    count-scale impurities: (a) misclassification: RR ≤ 0 iff M_S ⊆ M_L ∩ M_R; (b) Gini, entropy, GCE(0.7):
+    RR ≤ 0 (up to 1e-9) iff p_L = p_R (exact integer test). Quantity: 1 where RR ≤ 0; term `condition`."""
+    from robust_ref.trees import impurity_entropy, impurity_gce, impurity_gini, impurity_misclassification
+    if part not in ("a", "b"): raise ValueError(f"part must be 'a' or 'b'; got {part!r}.")
+    ok_forms = ("stated", "union") if part == "a" else ("stated", "conservative")
+    if form not in ok_forms: raise ValueError(f"form must be one of {ok_forms} for part {part!r}; got {form!r}.")
+    g = _count_grid(m, k); g = g[g.sum(1) > 0]
+    nL, nR = np.repeat(g, len(g), axis=0), np.tile(g, (len(g), 1))
+    nS = nL + nR
+    labels = [f"n_L={tuple(a)} n_R={tuple(b)}" for a, b in zip(nL.tolist(), nR.tolist())]
+    same_p = np.all(nL * nR.sum(1, keepdims=True) == nR * nL.sum(1, keepdims=True), axis=1)
+    RR = lambda f: f(nS.astype(float)) - f(nL.astype(float)) - f(nR.astype(float))
+    if part == "a":
+        stops = RR(impurity_misclassification) <= 0
+        ms, ml, mr = _argmax_set(nS), _argmax_set(nL), _argmax_set(nR)
+        cond = np.all(~ms | ((ml & mr) if form == "stated" else (ml | mr)), axis=1)
+        q, c = [stops], [cond]
+    else:
+        fs = [impurity_misclassification] if form == "conservative" else \
+             [impurity_gini, impurity_entropy, lambda c: impurity_gce(c, 0.7)]
+        q, c = [RR(f) <= 1e-9 for f in fs], [same_p] * len(fs)
+        labels = labels * len(fs)
+    return _check(f"Robust trees Theorem 5 ({part})", labels, np.concatenate(q).astype(float),
+                  {"condition": np.concatenate(c).astype(float)}, scale, drop, factors, sense="=", tol=0.0)
+
+# %% ../nbs/80_theory.ipynb #2e91b007
+def check_meanclf_thm6(eps_values=(0.05, 0.2, 0.5), # margins ε
+                       M: int = 30, # atoms
+                       form: str = "stated", # "stated": non-strict ℓ_ε = [yv ≤ ε], ℓ01 = [yv ≤ 0]; "strict": [yv < ε], [yv < 0]
+                       random_state: int = 6, # seed of the atoms' masses, η and f
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 6: ℓ_ε(P, f) = max over ‖f̃ − f‖∞ ≤ ε of ℓ01(P, f̃). The right side is found by brute force,
+    atom by atom (f̃(x) is free in [f(x) − ε, f(x) + ε]), over 401 grid values of the band plus 0 and its ends. The test
+    bed puts atoms at f = 0 with η = ½ and at f = ±ε, where the strict convention breaks the identity. Term:
+    `max ℓ01(P, f̃)`."""
+    if form not in ("stated", "strict"): raise ValueError(f"form must be 'stated' or 'strict'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    px, eta, f0 = rng.dirichlet(np.ones(M)), rng.uniform(size=M), rng.uniform(-1, 1, M)
+    eta[:5] = (0, 1, 0, 1, 0.5)
+    f0[4] = 0.0
+    pp, pn = px * eta, px * (1 - eta)
+    err = (lambda m, t: m < t) if form == "strict" else (lambda m, t: m <= t)
+    labels, q, t = [], [], []
+    for e in eps_values:
+        f = f0.copy(); f[0], f[1] = e, -e                                    # atoms exactly at the band's edge
+        q.append(pp @ err(f, e) + pn @ err(-f, e))                          # ℓ_ε(P, f)
+        band = np.c_[f[:, None] + np.linspace(-e, e, 401)[None, :], np.clip(0.0, f - e, f + e)[:, None]]
+        t.append(float(np.sum(np.max(pp[:, None] * err(band, 0) + pn[:, None] * err(-band, 0), axis=1))))
+        labels.append(f"ε={e:g}")
+    return _check(f"Mean classifier Theorem 6 ({form})", labels, q, {"max ℓ01(P, f̃)": t}, scale, drop, factors,
+                  sense="=", tol=1e-12)
+
+# %% ../nbs/80_theory.ipynb #c51b1485
+def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0), # NE loss parameters μ
+                     p_pos=tuple(np.linspace(0, 1, 41)[1:-1]), # positive-class proportions p₊ (pure nodes: both sides 0)
+                     form: str = "stated", # "stated": λ = 2e^{−μ}, λ√((1−‖p‖₂²)/2); "lambda_e": λ = e^{−μ}; "no_half": without the /2
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 8 (binary NE impurity): inf over ŷ of p₊ min(1, e^{−ŷ−μ}) + p₋ min(1, e^{ŷ−μ}) equals
+    `trees.impurity_ne` with λ = 2e^{−μ} (λ ≥ 1 is CL), i.e. min{1 − ‖p‖∞, λ√((1 − ‖p‖₂²)/2)}. The infimum is taken
+    over 12,001 values of ŷ in [−60, 60] plus ŷ* = ½ ln(p₊/p₋); to 1e-9. Term: `NE impurity`."""
+    from robust_ref.trees import impurity_misclassification, impurity_ne
+    if form not in ("stated", "lambda_e", "no_half"):
+        raise ValueError(f"form must be 'stated', 'lambda_e' or 'no_half'; got {form!r}.")
+    yhat = np.linspace(-60, 60, 12_001)
+    labels, q, t = [], [], []
+    for mu in mus:
+        lam = (1.0 if form == "lambda_e" else 2.0) * np.exp(-mu)
+        for pp in p_pos:
+            grid = np.r_[yhat, [0.5 * np.log(pp / (1 - pp))] if 0 < pp < 1 else []]
+            q.append(float(np.min(pp * np.minimum(1, np.exp(-grid - mu)) + (1 - pp) * np.minimum(1, np.exp(grid - mu)))))
+            c = np.array([1 - pp, pp])
+            if form == "no_half":
+                t.append(float(min(impurity_misclassification(c), lam * np.sqrt(1 - c @ c))))
+            else:
+                t.append(float(impurity_ne(c, min(lam, 1.0))))
+            labels.append(f"μ={mu:.3g} p₊={pp:.3f}")
+    return _check("Robust trees Theorem 8", labels, q, {"NE impurity": t}, scale, drop, factors, sense="=", tol=1e-9)
+
 # %% ../nbs/80_theory.ipynb #b60afe27
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
@@ -777,6 +1184,17 @@ CHECKS = {
                            "bound × 0.9": dict(scale=0.9)}),
     "RMBoost (13)": (check_rmboost_eq13, {}, "constant rules, balanced labels, exact binomial quantiles",
                      {"printed constant": dict(form="printed"), "bound × 0.7": dict(scale=0.7)}),
+    "RMBoost Table 4 vs Table 3": (check_rmboost_table4, {}, "Table 3: 9 methods × 8 datasets × 5 settings, worst-case rounding",
+                                   {"the printed Table 4": dict(table4="published")}),
+    "α-loss Lemma 1": (check_alpha_lemma1, {}, "α ∈ {½, 0.8, 1, 2, 5, ∞}, 25 margins in [−6, 6], orders 1–3",
+                       {"× 0.99": dict(scale=0.99), "third derivative sign flipped": dict(derivative=_third_sign_flipped)}),
+    "α-loss Lemma 3": (check_alpha_lemma3, {}, "81 margins up to |z| = 30 (ratio tanh(z/2) → 1)",
+                       {"bound × 0.9": dict(scale=0.9), "swapped": dict(form="swapped")}),
+    "α-loss Lemma 4": (check_alpha_lemma4, {}, "82 margins |z| ≥ ln 2 incl. the crossing ±ln 2",
+                       {"bound × 0.9": dict(scale=0.9), "claimed for all z": dict(form="all_z")}),
+    "α-loss Theorem 3 (corrected)": (check_alpha_thm3, {}, "X ≡ 1 in ℝ¹ (attained) and U([0.2,1]×[0.1,0.9]), α ∈ {1, 2, ∞}",
+                                     {"printed (18)": dict(form="printed"), "bound × 0.9": dict(scale=0.9),
+                                      "spread deleted": dict(drop="spread")}),
     "Trees Theorem 4": (check_trees_thm4, {}, "K = 2, η near ½, exact binomial tail",
                         {"exponent without /2": dict(form="no_half"), "clean γ": dict(form="clean_gamma")}),
     "Trees Theorem 4, E[p̃]": (check_trees_thm4_proportions, {}, "20,000 relabelings, formula not sampler",
@@ -787,6 +1205,26 @@ CHECKS = {
                                 {"bound × 0.05": dict(scale=0.05)}),
     "Mean classifier Theorem 3": (check_meanclf_thm3, {}, "one atom, K ≡ 1, exact quantiles",
                                   {"bound × 0.85": dict(scale=0.85), "bound ÷ 5": dict(scale=0.2)}),
+    "Trees Theorem 1": (check_trees_thm1, {}, "K ∈ {2, 3, 5}, 10 p each, 8 losses, minimum over 3,000 candidates",
+                        {"bound × 0.9": dict(scale=0.9), "entropy in bits": dict(factors={"entropy": 1 / np.log(2)}),
+                         "MAE without its factor 2": dict(factors={"2·misclassification (MAE)": 0.5})}),
+    "Trees Lemma 10": (check_trees_lemma10, {}, "all pairs in {0..4}³ × {0..4}³, exact ties",
+                       {"∪ for ∩": dict(form="union")}),
+    "Trees Theorem 5 (a)": (check_trees_thm5, {}, "all non-empty child pairs in {0..4}³, misclassification",
+                            {"M_S ⊆ M_L ∪ M_R": dict(form="union")}),
+    "Trees Theorem 5 (b)": (check_trees_thm5, dict(part="b"), "same pairs, Gini / entropy / GCE(0.7)",
+                            {"(b) claimed for a conservative loss": dict(form="conservative")}),
+    "Trees Theorem 8": (check_trees_thm8, {}, "6 μ × 39 p₊, infimum over 12,001 ŷ and ŷ*",
+                        {"λ = e^{−μ}": dict(form="lambda_e"), "without the /2": dict(form="no_half"), "× 0.9": dict(scale=0.9)}),
+    "Trees Lemma 9": (check_trees_lemma9, {}, "K ∈ {2, 3, 5, 8}, 500 random + the equality case each",
+                      {"bound × 0.9": dict(scale=0.9), "without Σℓ ≥ C(K−1)": dict(form="no_sum_condition")}),
+    "Mean classifier Theorem 20 (i)": (check_meanclf_thm20, {}, "two-point margins ±‖μ‖, β ∈ [0.01, 1]",
+                                       {"bound × 0.9": dict(scale=0.9), "Gaussian term deleted": dict(drop="β‖φ‖²/2"),
+                                        "(b−a)²/16": dict(factors={"β(b−a)²/8": 0.5})}),
+    "Mean classifier Theorem 20 (ii)": (check_meanclf_thm20, dict(part="ii"), "two-point Z ∈ {0, 2}, β ∈ [0.01, 1]",
+                                        {"bound × 0.9": dict(scale=0.9)}),
+    "Mean classifier Theorem 6": (check_meanclf_thm6, {}, "30 atoms incl. f = 0 at η = ½, ε ∈ {0.05, 0.2, 0.5}, brute-force max",
+                                  {"strict conventions": dict(form="strict"), "× 0.9": dict(scale=0.9)}),
     "Mean classifier Theorem 19 (E form)": (check_meanclf_thm19, {}, "one atom, K ≡ 1, exact expectation",
                                             {"KL deleted": dict(kl="none"), "bound × 0.9": dict(scale=0.9)}),
     "Mean classifier Theorem 21 (E form)": (check_meanclf_thm21, {}, "two atoms, two maps, every sample enumerated",
@@ -797,6 +1235,8 @@ CHECKS = {
                              {"condition × 1.05": dict(relax=1.05), "condition × 1.5": dict(relax=1.5)}),
     "Arch Boost Theorem 4 / Corollary 1 (rate)": (check_archboost_thm4_rate, {}, "ARB-2, n = 2000 → 8000, T_n = n^0.7",
                                                   {"fixed T = 15": dict(T=15)}),
+    "Arch Boost Lemma 7": (check_archboost_lemma7, {}, "margins at ±60 and Gaussian, γ ∈ {1.5, 2, 3}, ζ ∈ [0.5, 8]",
+                           {"bound × 0.9": dict(scale=0.9), "φ(ζ) only": dict(form="positive_side")}),
     "Arch Boost Lemma 8": (check_archboost_lemma8, {}, "two functions with equal risk, 3,000 exact samples",
                            {"factor 2 → 1": dict(factors={"2·sup|R̂−R|": 0.5}), "bound × 0.9": dict(scale=0.9)}),
 }
