@@ -30,7 +30,7 @@ def link_rate(loss, # a loss name or `MarginLoss`
              ) -> float | None:
     "c with ρ(v) = φ'(−v)/φ'(v) = e^{cv}; None when ρ is not exponential (least squares)."
     loss = get_loss(loss)
-    if isinstance(loss, TruncatedExponentialLoss): return 2.0   # Arch variant: h as for e^{−v} (spec §3.5)
+    if isinstance(loss, TruncatedExponentialLoss): return 2.0   # Arch variant: h as for e^{−v} (the formula is not printed in Li & Bradic 2018, Fig. 5; chosen here)
     c = loss.link_rate
     return float(c) if c is not None and c > 0 else None
 
@@ -403,7 +403,7 @@ def influence_bound(loss,            # margin loss
                     lam: float,      # ridge λ > 0
                     margin,          # z_y f_{P,λ}(z_x) of the contaminating point
                     M_k: float = 1.0): # sup of the kernel
-    "Theorem 3's bound √(φ(0)/λ) + √M_k |φ'(margin)|/(2λ) (the spec's √M_k)."
+    "Theorem 3's bound √(φ(0)/λ) + √M_k |φ'(margin)|/(2λ) (with √M_k)."
     loss = get_loss(loss)
     return np.sqrt(float(loss(0.0)) / lam) + np.sqrt(M_k) * np.abs(loss.d1(margin)) / (2 * lam)
 

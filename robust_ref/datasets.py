@@ -454,9 +454,9 @@ class GaussWorld:
 # %% ../nbs/03_datasets.ipynb #082e5a3a
 def make_stump_data(n: int = 300, # number of examples
                     *,
-                    noise: float = 0.1, # probability of flipping each label (part of the spec's generator)
+                    noise: float = 0.1, # probability of flipping each label (part of the generator)
                     return_clean: bool = False, # also return the clean labels
-                    random_state=0, # seed or Generator; the spec's reference values use seed 0
+                    random_state=0, # seed or Generator; this book's reference values use seed 0
                    ):
     "RMBoost's StumpData: x ~ N(0, I₂), y = sign(x₁ + x₂²/2 − 1/2), labels flipped with probability `noise`."
     n = _check_n(n)

@@ -350,7 +350,7 @@ class _SigmoidPower(MarginLoss):
         return self._log_c() + math.log(a * g) + ls + g * lms
     def _minimizer(self, eta):
         a, g, _ = self._abc()
-        if g == 1.0:   # sigmoid: no critical point, infimum at ±infinity (Remark 1 of seed 004)
+        if g == 1.0:   # sigmoid: no critical point, infimum at ±infinity (Li & Bradic 2018, Remark 1)
             return np.where(eta > 0.5, np.inf, np.where(eta < 0.5, -np.inf, 0.0))
         return _logit(eta) / (a * (g - 1.0))
 

@@ -528,7 +528,7 @@ def thm4_bound(n,               # sample size
                delta,           # failure probability δ ∈ (0, 1)
                variant="paper", # "paper": 2/√n + √(log(2/δ)/(2n)) (false for small δ); "corrected": 1/√n + √(2 log(1/δ)/n)
               ) -> float:
-    "Bound on ‖ω_P − ω_S‖ holding with probability ≥ 1 − δ (Theorem 4 and its correction, spec T4)."
+    "Bound on ‖ω_P − ω_S‖ holding with probability ≥ 1 − δ (Theorem 4 and its correction)."
     n, d = _pos_int("n", n), _check_delta(delta)
     if variant == "paper": return 2 / math.sqrt(n) + math.sqrt(math.log(2 / d) / (2 * n))
     if variant == "corrected": return 1 / math.sqrt(n) + math.sqrt(2 * math.log(1 / d) / n)
@@ -540,7 +540,7 @@ def herding_rate_bound(r1,          # residual after the first iteration (the in
                        D,           # diameter of the hull
                        omega_norm,  # ‖ω_P‖
                       ) -> float:
-    "§6.1 geometric rate with the spec's index correction: r_m ≤ r_1 exp(−α(m−1)), α = d / (2(‖ω_P‖ + D))."
+    "§6.1 geometric rate with the index corrected: r_m ≤ r_1 exp(−α(m−1)), α = d / (2(‖ω_P‖ + D))."
     alpha = _as_real("d", d) / (2 * (_as_real("omega_norm", omega_norm) + _positive("D", D)))
     return _as_real("r1", r1) * math.exp(-alpha * (_pos_int("m", m) - 1))
 
@@ -749,7 +749,7 @@ def recursive_herding(X,                   # candidate points (n × d)
             h = parallel_herding(X[idx], kern, signs=s[idx], target=w, eps=eps, group_size=group_size, random_state=rng)
         else:
             h = kernel_herding(X[idx], kern, signs=s[idx], target=w, eps=eps)
-        if h.size >= len(idx): break                       # the herd did not shrink: stop (spec safeguard)
+        if h.size >= len(idx): break                       # the herd did not shrink: stop (a safeguard of this book)
         idx, w = idx[h.indices], h.weights
         rf = math.nan
         if track_residual:

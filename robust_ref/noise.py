@@ -133,7 +133,7 @@ def flip_class_conditional(y,                 # clean labels (two class values)
     rate_neg = _check_rate("rate_neg", rate_neg, 0, 1, "a flip probability, with rate_pos + rate_neg < 1.")
     if rate_pos + rate_neg >= 1:
         raise ValueError(f"rate_pos + rate_neg = {rate_pos + rate_neg:g} must be < 1: at 1 the noisy label is independent "
-                         "of the clean one, above it the classes are swapped (mean classifier spec D30).")
+                         "of the clean one, above it the classes are swapped.")
     return _flip_per_class(y, classes, codes, _pos_index(classes, pos_label, "pos_label"), rate_pos, rate_neg,
                            _check_flag("exact", exact), as_generator(random_state))
 
@@ -185,7 +185,7 @@ def flip_stratified(y,                 # clean labels (two class values)
 # %% ../nbs/02_noise.ipynb #ca9ec85b
 def logitboost_standin(random_state=None # int seed for the trees' tie-breaking
                       ):
-    "The LogitBoost reference rule of RMBoost's adversarial noise (spec §7.15): 100 rounds of ≤ 11-leaf trees, no shrinkage."
+    "The LogitBoost reference rule of RMBoost's adversarial noise (Mazuelas & Álvarez 2025, §6 and App. H.1; the paper leaves its configuration open, chosen here): 100 rounds of ≤ 11-leaf trees, no shrinkage."
     from sklearn.ensemble import GradientBoostingClassifier
     if random_state is not None and (isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)
                                      or random_state < 0):
@@ -294,7 +294,7 @@ def _check_transition(T, K: int) -> np.ndarray:
         j = int(bad[0])
         raise ValueError(f"T[{j}, {j}]={T[j, j]:g} must exceed every other entry of row {j} (max {off[j].max():g}): "
                          "each class must keep more of its labels than it gives to any other class, or the noisy labels "
-                         "no longer identify the class (robust trees spec §2.1).")
+                         "no longer identify the class (the diagonally dominant noise of Wilton & Ye 2024).")
     return T
 
 def _check_K(K) -> int:
