@@ -273,7 +273,7 @@ class AdaBoostAlpha(_ChecksAlphaFirst, BoostingClassifier):
         "Yield `predict_proba` after each round."
         for F in self.staged_decision_function(X): yield _proba_from_score(F, self.alpha, self.proba_link)
 
-# %% ../nbs/20_alpha_loss.ipynb #34e0252f
+# %% ../nbs/20_alpha_loss.ipynb #82a55da5
 _HUGE = 1e300   # stands in for an overflowed objective value so that L-BFGS's line search backs off
 
 def _loss_with_linear_tail(loss, m, value: bool = True):
@@ -286,6 +286,10 @@ def _loss_with_linear_tail(loss, m, value: bool = True):
 
 class AlphaLogisticRegression(_ChecksAlphaFirst, BinaryClassifier):
     """Linear classifier trained with the margin α-loss (L-BFGS or fixed-budget GD); α=1 is L2 logistic regression (scikit-learn's C).
+
+    Standardise the features first (e.g. `make_pipeline(StandardScaler(), AlphaLogisticRegression())`, as the experiment
+    registry's `alpha_logistic` does): the L2 penalty is not scale invariant, and on features of very different scales
+    (the `climate` data) the default fit predicts the majority class.
 
     Attributes
     ----------

@@ -45,14 +45,14 @@ def _as_label_array(y) -> np.ndarray:
         raise ValueError("y contains NaN or None: every sample needs a class label; drop or impute those rows.")
     return y
 
-# %% ../nbs/00_core.ipynb #4882913a
+# %% ../nbs/00_core.ipynb #d5fff047
 def encode_binary_labels(y, classes=None) -> tuple[np.ndarray, np.ndarray]:
     "Map two class values to ±1: `classes[0]` → −1, `classes[1]` → +1. Returns `(y_pm, classes)`."
     y = _as_label_array(y)
     if classes is None:
         classes = np.unique(y)
         if len(classes) < 2:
-            raise ValueError(f"y has a single class ({classes[0]!r}): a classifier needs samples of two "
+            raise ValueError(f"y has a single class ({_show(classes[:1])[1:-1]}): a classifier needs samples of two "
                              "classes to train; check the labels (or the split that produced them).")
         if len(classes) > 2:
             raise ValueError(f"Only binary classification is supported: this method is binary, but y has "

@@ -824,7 +824,7 @@ class ColumnGeneration:
             if record is not None: record(k)
         return self
 
-# %% ../nbs/06_lp.ipynb #c470a1ce
+# %% ../nbs/06_lp.ipynb #38eaed66
 class DegenerateMarginWarning(UserWarning):
     "LPBoost's soft-margin optimum has ρ ≤ tol: its combination is (nearly) the zero function, so predictions are ties."
 
@@ -873,7 +873,8 @@ class LPBoostClassifier(BinaryClassifier):
         first = cg.price(u * y_pm)                      # the first rule also fixes ν when nu='auto'
         eps1 = (1.0 - float((u * y_pm) @ first[1])) / 2 # its weighted error (for ±1 rules)
         nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
-        cg.master = LPBoostMaster(y_pm, w / (nu * w.sum()))
+        # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
+        cg.master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0))
         rules, betas, rhos, weights_path = [], [], [], []
 
         def test(k, edge, v):   # no violated dual constraint: optimal (for this learner); the first rule is always kept

@@ -222,7 +222,7 @@ def rmboost_learner(base_learner,             # 'tree', 'stump', a chapter-04 le
         raise ValueError(f"base_learner must be 'tree', 'stump' or a scikit-learn classifier; got {base_learner!r}.")
     return base_learner
 
-# %% ../nbs/10_rmboost.ipynb #131ff7e3
+# %% ../nbs/10_rmboost.ipynb #b5aa2c22
 TIE_ATOL = 1e-9   # |f(x)| ≤ TIE_ATOL is a tie: vertex μ on ±1 rules makes exact cancellations common
 
 class NothingLearnedWarning(UserWarning):
@@ -258,7 +258,7 @@ class RMBoostClassifier(BinaryClassifier):
         "resample": ["boolean"],
         "mode": [Options({"official", "paper"})],
         "remove_inactive": [Options({"auto"}), "boolean"],
-        "lp_tol": [Interval("real", 0, 1e-2, closed="neither")],
+        "lp_tol": [Interval("real", 1e-10, 1e-2, closed="left")],   # HiGHS refuses feasibility tolerances below 1e-10
         "lp_warm_start": ["boolean"],
         "lp_form": [Options(set(_LP_FORMS))],
         "tie": [Options({"majority", "positive", "negative"})],

@@ -251,7 +251,7 @@ def test_adaboost_alpha_half_is_adaboost(kw):
     assert ours.n_estimators_ == ada.n_estimators_
     for r1, r2 in zip(ours.estimators_, ada.estimators_):          # the same rules
         if kw.get("base_learner") == "tree":
-            t1, t2 = r1.tree.tree_, r2.tree.tree_
+            t1, t2 = r1.tree, r2.tree                                   # the builder's Tree (feature, threshold, value)
             assert np.array_equal(t1.feature, t2.feature) and np.array_equal(t1.threshold, t2.threshold)
             assert np.array_equal(t1.value, t2.value)
         else:

@@ -81,8 +81,10 @@ def test_bad_parameters_are_named(params, match):
 def test_too_few_samples_per_class_for_the_folds():
     X, y = _world(60)
     y = np.array(["a"] * 57 + ["b"] * 3)
-    with pytest.raises(ValueError, match="cv=5 folds need at least 5 samples of each class"):
-        ConfidentLearningClassifier(LogisticRegression()).fit(X, y)
+    with pytest.warns(UserWarning, match="so 3 folds are used"):
+        ConfidentLearningClassifier(LogisticRegression(), random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 samples of each class"):
+        ConfidentLearningClassifier(LogisticRegression()).fit(X, np.array(["a"] * 59 + ["b"]))
 
 
 def test_missing_cleanlab_says_how_to_install(monkeypatch):
