@@ -280,3 +280,11 @@ def test_sklearn_checks_with_default_parameters(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=IDS)
+def test_mixed_label_types_are_named(cls):
+    "Labels mixing strings and numbers cannot be sorted into classes_: every estimator says so (not numpy's '<' error)."
+    X, _ = _data(n=20)
+    with pytest.raises(ValueError, match="mixes label types"):
+        cls().fit(X, np.array(["a", 1] * 10, dtype=object))

@@ -407,3 +407,10 @@ def test_ane_tree_is_the_ne_tree_of_the_chosen_lambda():
     m = RobustTreeClassifier("ane", random_state=0).fit(X, y)
     ref = RobustTreeClassifier("ne", lam=m.lam_, random_state=0).fit(X, y)
     _assert_same_tree(ref.tree_, m.tree_)
+
+
+@pytest.mark.parametrize("make", [lambda: RobustTreeClassifier(), lambda: RobustForestClassifier(n_estimators=3)])
+def test_mixed_label_types_are_named(make):
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    with pytest.raises(ValueError, match="mixes label types"):
+        make().fit(X, np.array(["a", 1] * 4, dtype=object))
