@@ -76,12 +76,12 @@ def test_readme_quick_start_runs(tmp_path):
     assert m, "README needs a '## Quick start' section with a python block"
     code = m.group(1)
     assert len(code.strip().splitlines()) <= 20
-    for cls in ("RMBoostClassifier", "AdaBoostAlpha", "RobustTreeClassifier", "MeanClassifier", "ARBGamma", "AdaBoostClassifier"):
+    for cls in ("RMBoostClassifier", "AdaBoostAlpha", "RobustForestClassifier", "MeanClassifier", "ARBGamma", "AdaBoostClassifier"):
         assert f"{cls}(" in code, f"the quick start should fit {cls}"
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [l.rsplit(None, 1) for l in r.stdout.strip().splitlines()]
-    assert [name for name, _ in rows] == ["AdaBoost (baseline)", "RMBoost", "AdaBoost.α", "robust tree", "ARB-γ", "mean classifier"]
+    assert [name for name, _ in rows] == ["AdaBoost (baseline)", "RMBoost", "AdaBoost.α", "robust forest", "ARB-γ", "mean classifier"]
     majority = 0.651   # diabetes: 500 of 768 negative
     assert all(majority < float(acc) <= 1 for _, acc in rows), r.stdout   # every method learns something under 20% noise
 
