@@ -758,9 +758,12 @@ def recursive_herding(X,                   # candidate points (n × d)
         levels.append(HerdLevel(len(levels) + 1, idx, w, len(idx) / n, h.residual, rf))
     return levels
 
-# %% ../nbs/40_mean_classifier.ipynb #ded64367
+# %% ../nbs/40_mean_classifier.ipynb #0f6bacfa
 class HerdedMeanClassifier(MeanClassifier):
-    """The mean classifier sparsified by discriminative herding at fit time (A4/A5), as a scikit-learn estimator.
+    """The mean classifier sparsified by discriminative herding at fit time, as a scikit-learn estimator.
+
+    Like `MeanClassifier`, it is not scale invariant: standardise the features first
+    (`make_pipeline(StandardScaler(), HerdedMeanClassifier())`).
 
     Attributes
     ----------
