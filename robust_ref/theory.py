@@ -14,16 +14,16 @@ from .datasets import FiniteWorld, make_finite_world, threshold_rules
 from .rmboost import rmboost_full_lp, rmboost_lp
 
 # %% auto #0
-__all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS', 'BoundCheck', 'mutation_table',
-           'RMBoostBed', 'rmboost_bed', 'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3',
-           'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8',
-           'check_rmboost_eq13', 'rmboost_table4_from_table3', 'check_rmboost_table4', 'check_trees_thm4',
-           'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2', 'check_meanclf_thm3',
-           'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a', 'check_archboost_lemma8',
-           'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1', 'check_alpha_lemma3',
-           'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20', 'check_archboost_lemma7',
-           'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5', 'check_meanclf_thm6',
-           'check_trees_thm8', 'summary_table']
+__all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', 'CHECKS_MORE_A', 'CHECKS_MORE_B', 'CHECKS',
+           'BoundCheck', 'mutation_table', 'RMBoostBed', 'rmboost_bed', 'check_rmboost_thm2', 'bayes_representation',
+           'check_rmboost_thm3', 'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4',
+           'check_rmboost_thm8', 'check_rmboost_eq13', 'rmboost_table4_from_table3', 'check_rmboost_table4',
+           'check_trees_thm4', 'check_trees_thm4_proportions', 'check_alpha_gradient', 'check_alpha_thm2',
+           'check_meanclf_thm3', 'check_meanclf_thm19', 'check_meanclf_thm21', 'check_archboost_lemma5a',
+           'check_archboost_lemma8', 'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1',
+           'check_alpha_lemma3', 'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20',
+           'check_archboost_lemma7', 'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5',
+           'check_meanclf_thm6', 'check_trees_thm8', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1157,7 +1157,13 @@ def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0
             labels.append(f"μ={mu:.3g} p₊={pp:.3f}")
     return _check("Robust trees Theorem 8", labels, q, {"NE impurity": t}, scale, drop, factors, sense="=", tol=1e-9)
 
-# %% ../nbs/80_theory.ipynb #b60afe27
+# %% ../nbs/80_theory.ipynb #8de14f40
+CHECKS_MORE_A = {}   # (name -> (check, kwargs, test bed, mutations)) for the results of this section
+
+# %% ../nbs/80_theory.ipynb #c474f62f
+CHECKS_MORE_B = {}   # (name -> (check, kwargs, test bed, mutations)) for the results of this section
+
+# %% ../nbs/80_theory.ipynb #92d27dd3
 def _grad_p_dropped(theta, V, alpha, p):
     "A plausible bug in the noisy α-loss gradient: the p·l̃'(−m) part of (12) forgotten."
     from robust_ref.alpha_loss import alpha_loss_derivative
@@ -1239,6 +1245,7 @@ CHECKS = {
                            {"bound × 0.9": dict(scale=0.9), "φ(ζ) only": dict(form="positive_side")}),
     "Arch Boost Lemma 8": (check_archboost_lemma8, {}, "two functions with equal risk, 3,000 exact samples",
                            {"factor 2 → 1": dict(factors={"2·sup|R̂−R|": 0.5}), "bound × 0.9": dict(scale=0.9)}),
+    **CHECKS_MORE_A, **CHECKS_MORE_B,
 }
 
 def summary_table(checks: dict | None = None) -> pd.DataFrame:
