@@ -23,7 +23,13 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_archboost_lemma8', 'check_archboost_thm2', 'check_archboost_thm4_rate', 'check_alpha_lemma1',
            'check_alpha_lemma3', 'check_alpha_lemma4', 'check_trees_lemma9', 'check_meanclf_thm20',
            'check_archboost_lemma7', 'check_trees_thm1', 'check_alpha_thm3', 'check_trees_lemma10', 'check_trees_thm5',
-           'check_meanclf_thm6', 'check_trees_thm8', 'summary_table']
+           'check_meanclf_thm6', 'check_trees_thm8', 'check_alpha_prop1', 'check_alpha_lemma2', 'check_alpha_thm1',
+           'check_alpha_thm2_step', 'alpha_thm2_worst_ratio', 'check_trees_thm2', 'check_trees_thm3',
+           'check_trees_lemma6', 'check_trees_lemma7', 'check_meanclf_thm1', 'check_meanclf_thm2', 'check_meanclf_thm4',
+           'check_meanclf_thm5', 'check_meanclf_eq34', 'check_meanclf_kde', 'check_meanclf_thm6_sample',
+           'check_meanclf_thm21_mc', 'check_meanclf_lemma7', 'check_meanclf_thm8', 'check_meanclf_thm13',
+           'check_meanclf_lemma12', 'check_meanclf_lemma23', 'check_meanclf_thm14', 'check_meanclf_thm15',
+           'check_meanclf_thm16', 'check_meanclf_thm17', 'check_meanclf_lemma18', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1159,6 +1165,903 @@ def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0
 
 # %% ../nbs/80_theory.ipynb #8de14f40
 CHECKS_MORE_A = {}   # (name -> (check, kwargs, test bed, mutations)) for the results of this section
+
+# %% ../nbs/80_theory.ipynb #2a1496ca
+def check_alpha_prop1(alphas=(0.3, 0.5, 0.77, 1.0, 1.44, 2.0, 3.0, 10.0, np.inf), # α values (≤ 1: convex; > 1: quasi-convex)
+                      zs=tuple(np.linspace(-50.0, 50.0, 2001)), # margins
+                      form: str = "stated", # "stated"; "convex_all": convexity claimed for every α (the plausible misreading)
+                      scale: float = 1.0, drop=(), factors=None, # mutation
+                     ) -> BoundCheck:
+    """α-loss Proposition 1: l̃^α is convex for 0 < α ≤ 1 (l̃'' ≥ 0 on ℝ) and quasi-convex for α > 1 (l̃' < 0: the
+    loss is strictly decreasing, so every sub-level set is a half-line). Quantity: −l̃''(z) for the α claimed convex,
+    l̃'(z) for the others; both must be ≤ 0. The grid contains z < ln(1 − 1/α), where l̃'' < 0 for α > 1, so the
+    claim "convex for every α" fails. Term: `0`."""
+    from robust_ref.alpha_loss import alpha_loss_derivative
+    if form not in ("stated", "convex_all"): raise ValueError(f"form must be 'stated' or 'convex_all'; got {form!r}.")
+    z = np.asarray(zs, dtype=np.float64)
+    labels, q = [], []
+    for a in alphas:
+        convex = a <= 1 or form == "convex_all"
+        v = -alpha_loss_derivative(z, a, 2) if convex else alpha_loss_derivative(z, a, 1)
+        q.extend(np.asarray(v, dtype=np.float64)); labels.extend(f"α={a:g} {'−l″' if convex else 'l′'}(z={t:.2f})" for t in z)
+    q = np.asarray(q)
+    return _check(f"α-loss Proposition 1 ({form})", labels, q, {"0": np.zeros(len(q))}, scale, drop, factors, tol=0.0)
+
+def check_alpha_lemma2(part: str = "6", # "6": B > 0 iff x > α ln N (the sign change); "1-2": monotone iff α ≤ 1; "3": the α → ∞ limit
+                       alphas=(0.3, 0.5, 1.0, 1.1, 2.0, 3.0, 10.0), # α values (finite)
+                       Ns=(2.0, 4.0, 9.0), # N = 1/p − 1 > 1
+                       form: str = "stated", # "6": "no_alpha" (root at ln N); "1-2": "monotone_all"; "3": "sign_flipped" (σ'(x)(N − 1))
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """α-loss Lemma 2 on B^α_N(x) = N l̃'(x) − l̃'(−x) (`alpha_loss.B_alpha`), on x ∈ [−60, 60]:
+    (6) the unique sign change is at α ln N (found by Brent's method, to 1e-9; the grid of 120,001 points must agree
+    with sign(x − α ln N) everywhere); (1)–(2) B is non-decreasing for α ≤ 1 and not for α > 1 (quantity −min ΔB for
+    the α claimed monotone, min ΔB for the others; both ≤ 0); (3) at α = 10⁸, B equals σ'(x)(1 − N) to 1e-7 (on every 100th grid point).
+    Term: `claimed value`."""
+    from scipy.optimize import brentq
+    from scipy.special import expit
+    from robust_ref.alpha_loss import B_alpha
+    ok = {"6": ("stated", "no_alpha"), "1-2": ("stated", "monotone_all"), "3": ("stated", "sign_flipped")}
+    if part not in ok: raise ValueError(f"part must be '6', '1-2' or '3'; got {part!r}.")
+    if form not in ok[part]: raise ValueError(f"form must be one of {ok[part]} for part {part!r}; got {form!r}.")
+    x = np.linspace(-60.0, 60.0, 120_001)
+    labels, q, t, tol = [], [], [], []
+    for N in Ns:
+        if part == "3":
+            x3 = x[::100]; s = expit(x3)
+            q.extend(B_alpha(x3, 1e8, N)); t.extend(s * (1 - s) * ((1 - N) if form == "stated" else (N - 1)))
+            tol.extend(np.full(len(x3), 1e-7)); labels.extend(f"N={N:g} x={v:.1f}" for v in x3)
+            continue
+        for a in alphas:
+            B = B_alpha(x, a, N)
+            if part == "6":
+                root = brentq(lambda v: float(B_alpha(np.array([v]), a, N)[0]), -60.0, 60.0, xtol=1e-13)
+                claim = (a if form == "stated" else 1.0) * np.log(N)
+                labels.append(f"α={a:g} N={N:g} root"); q.append(root); t.append(claim); tol.append(1e-9)
+                labels.append(f"α={a:g} N={N:g} grid points of the wrong sign"); t.append(0.0); tol.append(0.0)
+                q.append(float(np.sum((B > 0) != (x > claim))))
+            else:
+                dB = np.diff(B)
+                mono = a <= 1 or form == "monotone_all"
+                labels.append(f"α={a:g} N={N:g} {'−min ΔB' if mono else 'min ΔB'}")
+                q.append(float(-dB.min() if mono else dB.min())); t.append(0.0); tol.append(1e-15 if mono else 0.0)
+    name = {"6": "(6)", "1-2": "(1)–(2)", "3": "(3)"}[part]
+    return _check(f"α-loss Lemma 2 {name} ({form})", labels, q, {"claimed value": t}, scale, drop, factors,
+                  sense="<=" if part == "1-2" else "=", tol=np.array(tol))
+
+def check_alpha_thm1(alphas_good=(2.0, 3.0, 5.0, 10.0), # α > 1 where the good optimum is reached (global for α ≥ 2 at N = 2)
+                     alphas_convex=(0.5, 0.75, 0.9, 1.0), # α ≤ 1 (convex: the unique minimum)
+                     N: float = 2.0, gamma: float = 1 / 20, # noise ratio N = 1/p − 1 and the Long–Servedio margin γ
+                     form: str = "stated", # "stated"; "no_alpha": θ₁ = ln N/γ; "log_inv_p": θ₁ = α ln(1/p)/γ; "perfect_convex": clean accuracy 1 claimed for α ≤ 1
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """α-loss Theorem 1 on the 2-D Long–Servedio population (`alpha_loss.ls2d_*`): for α ≤ 1 the minimiser of the
+    noisy α-risk has fair-coin clean accuracy ½; for α > 1 a stationary point (BFGS from (α ln N/γ, 0), gtol 1e-12)
+    has θ₁ = α ln N/γ (to 1e-3 relative), θ₂ = 0 (to 1e-3) and clean accuracy 1. The value α ln N/γ is the proof's
+    (the paper writes O(α γ⁻¹ log(p⁻¹ − 1))). Term: `claimed value`."""
+    from robust_ref.alpha_loss import ls2d_clean_accuracy, ls2d_minimize
+    forms = ("stated", "no_alpha", "log_inv_p", "perfect_convex")
+    if form not in forms: raise ValueError(f"form must be one of {forms}; got {form!r}.")
+    p = 1 / (N + 1)
+    labels, q, t, tol = [], [], [], []
+    for a in alphas_good:
+        th = ls2d_minimize(a, p, gamma, start=(a * np.log(N) / gamma, 0.0))
+        c1 = {"no_alpha": 1.0, "log_inv_p": a * np.log(1 / p) / np.log(N)}.get(form, a) * np.log(N) / gamma
+        for lab, v, c, e in (("θ₁", th[0], c1, 1e-3 * c1), ("θ₂", th[1], 0.0, 1e-3),
+                             ("clean accuracy", ls2d_clean_accuracy(th, gamma), 1.0, 0.0)):
+            labels.append(f"α={a:g} {lab}"); q.append(v); t.append(c); tol.append(e)
+    for a in alphas_convex:
+        th = ls2d_minimize(a, p, gamma)
+        labels.append(f"α={a:g} clean accuracy"); q.append(ls2d_clean_accuracy(th, gamma))
+        t.append(1.0 if form == "perfect_convex" else 0.5); tol.append(0.0)
+    return _check(f"α-loss Theorem 1 ({form})", labels, q, {"claimed value": t}, scale, drop, factors, sense="=",
+                  tol=np.array(tol))
+
+_Z_PREMISE = float(np.log(2 + np.sqrt(3)))
+
+def check_alpha_thm2_step(alphas=(1.0, np.inf), # α ∈ {1, ∞}
+                          ps=(0.0, 0.2, 0.45), # flip probabilities
+                          zstars=(_Z_PREMISE, _Z_PREMISE + 0.5, 3.0), # smallest margins z* ≥ ln(2+√3)
+                          deltas=(1e-3, 1e-2, 0.1, 0.5, 2.0), # margin increments Δ = m* − m̂ ≥ 0
+                          form: str = "stated", # "stated"; "cp_both": the factor 1 − 2p also applied at α = 1
+                          scale: float = 1.0, drop=(), factors=None, # mutation
+                         ) -> BoundCheck:
+    """The inequality Theorem 2 of the α-loss paper rests on (its Taylor–Lagrange step), for one support point v = 1
+    in d = 1 with θ̂ = z* (margin z*) and θ* = z* + Δ: |∇R^p_α(θ*) − ∇R^p_α(θ̂)| ≤ c_p[|Δ| |l̃^α''(z*)| +
+    Δ²/2 |l̃¹'''(z*)|], c₁ = 1, c_∞ = 1 − 2p (the safe form: l̃¹''' by Lemma 4). As Δ → 0 the ratio tends to 1, so
+    the bound × 0.9 fails at Δ = 10⁻³. Terms: `|Δ| l″`, `Δ²/2 l‴`."""
+    from robust_ref.alpha_loss import alpha_loss_derivative, linear_noisy_risk_gradient
+    if form not in ("stated", "cp_both"): raise ValueError(f"form must be 'stated' or 'cp_both'; got {form!r}.")
+    V = np.ones((1, 1))
+    labels, q, t1, t2 = [], [], [], []
+    for a in alphas:
+        for p in ps:
+            cp = 1 - 2 * p if (a != 1 or form == "cp_both") else 1.0
+            for zs in zstars:
+                l2 = abs(float(alpha_loss_derivative(np.array([zs]), a, 2)[0]))
+                l3 = abs(float(alpha_loss_derivative(np.array([zs]), 1, 3)[0]))
+                g0 = linear_noisy_risk_gradient(np.array([zs]), V, a, p)[0]
+                for D in deltas:
+                    labels.append(f"α={a:g} p={p} z*={zs:.4f} Δ={D:g}")
+                    q.append(abs(linear_noisy_risk_gradient(np.array([zs + D]), V, a, p)[0] - g0))
+                    t1.append(cp * D * l2); t2.append(cp * D**2 / 2 * l3)
+    return _check(f"α-loss Theorem 2, Taylor step ({form})", labels, q, {"|Δ| l″": t1, "Δ²/2 l‴": t2}, scale, drop,
+                  factors, tol=1e-15)
+
+def alpha_thm2_worst_ratio(alpha, # 1 or np.inf
+                           form: str = "safe", # "safe" (14) with |l̃¹'''|, or "first_term_C1": ρ |l̃^α''(z*)| alone
+                          ) -> tuple[float, float, float]:
+    """The largest LHS/bound of α-loss Theorem 2 (14) over every admissible configuration, as `(ratio, z*, Δ)`.
+    Per support point the left side is at most |l̃'(z* + Δ) − l̃'(z*)| (c_p cancels against C_α) with ρ = √d r ≥ z* + Δ
+    (every margin is at most √d r), and the bound is C_α[ρ|l̃''(z*)| + ρ²|l̃¹'''(z*)|] at its smallest when ρ = z* + Δ;
+    so one support point in d = 1 is the worst case and the supremum is a maximum over (z*, Δ), found on a grid
+    (z* ∈ ln(2+√3) + [0, 6], Δ ∈ [10⁻⁴, 60]) and refined by Nelder–Mead."""
+    from scipy.optimize import minimize
+    from robust_ref.alpha_loss import alpha_loss_derivative as dl
+    if form not in ("safe", "first_term_C1"): raise ValueError(f"form must be 'safe' or 'first_term_C1'; got {form!r}.")
+    def ratio(zs, D):
+        lhs = np.abs(dl(zs + D, alpha, 1) - dl(zs, alpha, 1))
+        rho, l2, l3 = zs + D, np.abs(dl(zs, alpha, 2)), np.abs(dl(zs, 1, 3))
+        return lhs / (2 * (rho * l2 + rho**2 * l3) if form == "safe" else rho * l2)
+    Z, D = np.meshgrid(_Z_PREMISE + np.linspace(0, 6, 301), np.geomspace(1e-4, 60, 801), indexing="ij")
+    R = ratio(Z.ravel(), D.ravel()); i = int(np.argmax(R))
+    f = lambda u: -float(ratio(np.array([_Z_PREMISE + abs(u[0])]), np.array([abs(u[1])]))[0])
+    r = minimize(f, [Z.ravel()[i] - _Z_PREMISE, D.ravel()[i]], method="Nelder-Mead", options=dict(xatol=1e-10, fatol=1e-14))
+    return -float(r.fun), _Z_PREMISE + abs(float(r.x[0])), abs(float(r.x[1]))
+
+# %% ../nbs/80_theory.ipynb #ef7a25a0
+def _conservative_family(form="stated") -> list:
+    """(name, ℓ(Ŷ) → matrix of ℓ(ŷ, e_j) per candidate row and class column, C, term) of the conservative losses of
+    robust trees Theorem 2 / Corollary 2.1: 01, MAE (C = 2), GCE q ≥ 1 (C = 1/q), INF = 1 − ŷ_j (C = 1) and the
+    family C(1 − ŷ_j)^r, r ≤ 1, C = 1.7; `form="r2"` adds r = 2 (not conservative: Σ_j (1 − ŷ_j)² < K − 1 inside),
+    `form="gce_q"` gives GCE the constant q instead of 1/q, `form="mse"` adds MSE with C = 2."""
+    fam = [("01", lambda Y: _simplex_loss("zero_one", Y), 1.0, "01"), ("MAE", lambda Y: _simplex_loss("mae", Y), 2.0, "MAE")]
+    fam += [(f"GCE q={q:g}", lambda Y, q=q: _simplex_loss("gce", Y, q), q if form == "gce_q" else 1 / q, "GCE")
+            for q in (1.0, 1.5, 3.0)]
+    fam += [("INF", lambda Y: 1.0 - Y, 1.0, "INF")]
+    fam += [(f"1.7(1−ŷ)^{r:g}", lambda Y, r=r: 1.7 * (1.0 - Y) ** r, 1.7, "C(1−ŷ)^r") for r in (0.3, 0.7, 1.0)
+            + ((2.0,) if form == "r2" else ())]
+    if form == "mse": fam += [("MSE with C = 2", lambda Y: _simplex_loss("mse", Y), 2.0, "C(1−ŷ)^r")]
+    return fam
+
+def _simplex_candidates(rng, K, n, near=()):
+    "Dirichlet(½) candidates, the vertices and 20 points within 10⁻³ of each point of `near` (on the simplex)."
+    C = [rng.dirichlet(0.5 * np.ones(K), size=n), np.eye(K)]
+    for c in near:
+        C.append(np.abs(c + rng.normal(0, 1e-3, (20, K)))); C[-1] /= C[-1].sum(1, keepdims=True)
+    return np.vstack(C)
+
+def check_trees_thm2(Ks=(2, 3, 5), # numbers of classes
+                     n_p: int = 10, # class distributions p per K (Dirichlet(1)) plus the uniform one
+                     n_candidates: int = 2000, # Dirichlet(½) candidates per K
+                     form: str = "stated", # "stated"; "r2": the family with r = 2 added; "mse": MSE claimed C-conservative with C = 2 (the converse); "gce_q": GCE with C = q
+                     random_state: int = 1, # seed
+                     scale: float = 1.0, drop=(), factors=None, # mutation (e.g. factors={"MAE": 0.5}: MAE with C = 1)
+                    ) -> BoundCheck:
+    """Robust trees Theorem 2 and Corollary 2.1 (W = 1): for a C-conservative loss, min over ŷ ∈ Δ of Σ_j p_j ℓ(ŷ, e_j)
+    = C(1 − ‖p‖∞), for 01 (C = 1), MAE (2), GCE q ∈ {1, 1.5, 3} (1/q), INF (1) and C(1 − ŷ_j)^r, r ∈ {0.3, 0.7, 1},
+    C = 1.7. The minimum is over Dirichlet(½) candidates and the vertices (it is attained at e_argmax p), so a
+    constant too large or too small fails. The uniform p (which the converse needs) is in the test bed: MSE claimed
+    with C = 2 fails there (W(1 − 1/K) < 2W(1 − 1/K)). Terms, zero where they do not apply: `01`, `MAE`, `GCE`, `INF`,
+    `C(1−ŷ)^r`."""
+    if form not in ("stated", "r2", "mse", "gce_q"):
+        raise ValueError(f"form must be 'stated', 'r2', 'mse' or 'gce_q'; got {form!r}.")
+    from robust_ref.trees import impurity_misclassification
+    rng = np.random.default_rng(random_state)
+    names = ("01", "MAE", "GCE", "INF", "C(1−ŷ)^r")
+    labels, qv, terms = [], [], {k: [] for k in names}
+    for K in Ks:
+        P = np.vstack([rng.dirichlet(np.ones(K), size=n_p), np.full(K, 1 / K)])
+        cand = _simplex_candidates(rng, K, n_candidates)
+        for name, ell, C, term in _conservative_family(form):
+            R = ell(cand) @ P.T                                         # (candidates, p's)
+            for i, p in enumerate(P):
+                qv.append(float(R[:, i].min()))
+                for k in names: terms[k].append(C * float(impurity_misclassification(p)) if k == term else 0.0)
+                labels.append(f"K={K} {name} p#{i}{' (uniform)' if i == n_p else ''}")
+    return _check("Robust trees Theorem 2 / Corollary 2.1", labels, qv, terms, scale, drop, factors, sense="=", tol=1e-10)
+
+def check_trees_thm3(Ks=(2, 3, 5), # numbers of classes
+                     n_p: int = 10, # class distributions per K (Dirichlet(1), ties have probability 0)
+                     n_candidates: int = 2000, # Dirichlet(½) candidates per K, plus the vertices and points near the claimed minimiser
+                     form: str = "stated", # "stated"; "p_for_conservative": ŷ = p claimed for the conservative losses; "vertex_for_mse": e_argmax p claimed for MSE and CE
+                     random_state: int = 2, # seed
+                     scale: float = 1.0, drop=(), factors=None, # mutation
+                    ) -> BoundCheck:
+    """Robust trees Theorem 3 (optimal leaf predictions): for a conservative loss (01, MAE, GCE q ∈ {1, 1.5, 3}, INF)
+    ŷ = e_argmax p minimises the partial risk Σ_j p_j ℓ(ŷ, e_j) over the simplex; for MSE and CE the minimiser is p.
+    Quantity: the risk at the claimed minimiser; term: the minimum over Dirichlet(½) candidates, the vertices and 20
+    points within 10⁻³ of the true minimiser (so the bound × 0.9 fails, and a wrong claimed minimiser is beaten).
+    Term: `min over candidates`."""
+    forms = ("stated", "p_for_conservative", "vertex_for_mse")
+    if form not in forms: raise ValueError(f"form must be one of {forms}; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    cons = [(n, ell) for n, ell, C, t in _conservative_family() if not n.startswith("1.7")]
+    smooth = [("MSE", lambda Y: _simplex_loss("mse", Y)), ("CE", lambda Y: _simplex_loss("ce", Y))]
+    labels, q, t = [], [], []
+    for K in Ks:
+        P = rng.dirichlet(np.ones(K), size=n_p)
+        for i, p in enumerate(P):
+            vert = np.eye(K)[int(np.argmax(p))]
+            for group, claim in ((cons, p if form == "p_for_conservative" else vert),
+                                 (smooth, vert if form == "vertex_for_mse" else p)):
+                near = vert if group is cons else p
+                cand = _simplex_candidates(rng, K, n_candidates, near=[near])
+                for name, ell in group:
+                    q.append(float(ell(claim[None])[0] @ p)); t.append(float((ell(cand) @ p).min()))
+                    labels.append(f"K={K} {name} p#{i}")
+    return _check(f"Robust trees Theorem 3 ({form})", labels, q, {"min over candidates": t}, scale, drop, factors,
+                  tol=1e-12)
+
+def check_trees_lemma6(zs=tuple(np.linspace(-5.0, 5.0, 10_001)), # margins z (z = 0 included)
+                       form: str = "stated", # "stated": ℓ(z) = F(−z); "plus_z": ℓ(z) = F(z)
+                       scale: float = 1.0, drop=(), factors=None, # mutation (e.g. factors={"U(−1,1) CDF": 2}: the ramp without /2)
+                      ) -> BoundCheck:
+    """Robust trees Lemma 6: the distribution loss ℓ(z) = F(−z) is the 0-1 loss [[z ≤ 0]] for Ber(0) (the zoo's
+    `ZeroOneLoss(tie="error")`: a CDF is right-continuous, so ℓ(0) = 1), the sigmoid 1/(1 + e^z) for Logistic(0, 1)
+    (`SigmoidLoss`) and the ramp max{0, min{1, (1 − z)/2}} for U(−1, 1) (`RampLoss`/2). The CDFs are scipy's;
+    to 1e-12. Terms, one per distribution (zero elsewhere): `Ber(0) CDF`, `Logistic CDF`, `U(−1,1) CDF`."""
+    from scipy import stats
+    from robust_ref.losses import RampLoss, SigmoidLoss, ZeroOneLoss
+    if form not in ("stated", "plus_z"): raise ValueError(f"form must be 'stated' or 'plus_z'; got {form!r}.")
+    z = np.asarray(zs, dtype=np.float64); arg = -z if form == "stated" else z
+    cdfs = {"Ber(0) CDF": (arg >= 0).astype(float), "Logistic CDF": stats.logistic.cdf(arg),
+            "U(−1,1) CDF": stats.uniform(-1, 2).cdf(arg)}
+    losses = {"Ber(0) CDF": ZeroOneLoss("error")(z), "Logistic CDF": SigmoidLoss()(z), "U(−1,1) CDF": RampLoss()(z) / 2}
+    labels, q, terms = [], [], {k: [] for k in cdfs}
+    for name in cdfs:
+        q.extend(losses[name]); labels.extend(f"{name} z={v:.3f}" for v in z)
+        for k in cdfs: terms[k].extend(cdfs[k] if k == name else np.zeros(len(z)))
+    return _check(f"Robust trees Lemma 6 ({form})", labels, q, terms, scale, drop, factors, sense="=", tol=1e-12)
+
+def check_trees_lemma7(mus=(0.0, 0.5, float(np.log(2)), 2.0), # NE parameters μ ≥ 0
+                       n: int = 200_000, # draws of X ~ Exp(1) per μ
+                       form: str = "stated", # "stated": Z = μ − X; "x_minus_mu": Z = X − μ; "rate_2": X ~ Exp(2)
+                       random_state: int = 7, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Robust trees Lemma 7: with X ~ Exp(1) and Z = μ − X, F_Z(z) = min{1, e^{z−μ}}, so ℓ(ŷ, y) = F_Z(−yŷ) =
+    min{1, e^{−yŷ−μ}} is the NE loss. Two parts: the empirical CDF of n seeded draws of Z equals F_Z on 241 points of
+    [μ − 8, μ + 4] to the Dvoretzky–Kiefer–Wolfowitz radius √(log(2/10⁻⁶)/(2n)) (≈ 0.006: a failure probability
+    10⁻⁶ per μ); and F_Z(−v) equals the zoo's `NELoss(λ = 2e^{−μ})` at 401 margins v ∈ [−10, 10] to 1e-15.
+    Term: `F_Z`."""
+    from robust_ref.losses import NELoss
+    if form not in ("stated", "x_minus_mu", "rate_2"):
+        raise ValueError(f"form must be 'stated', 'x_minus_mu' or 'rate_2'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    F = lambda z, mu: np.minimum(1.0, np.exp(np.minimum(z - mu, 0.0)))
+    eps = float(np.sqrt(np.log(2 / 1e-6) / (2 * n)))
+    labels, q, t, tol = [], [], [], []
+    for mu in mus:
+        X = rng.exponential(0.5 if form == "rate_2" else 1.0, n)
+        Z = np.sort(X - mu if form == "x_minus_mu" else mu - X)
+        zg = np.linspace(mu - 8, mu + 4, 241)
+        q.extend(np.searchsorted(Z, zg, side="right") / n); t.extend(F(zg, mu)); tol.extend(np.full(len(zg), eps))
+        labels.extend(f"μ={mu:.3g} ECDF at z={v:.2f}" for v in zg)
+        v = np.linspace(-10, 10, 401)
+        q.extend(NELoss(2 * np.exp(-mu))(v)); t.extend(F(-v, mu)); tol.extend(np.full(len(v), 1e-15))
+        labels.extend(f"μ={mu:.3g} NE loss at v={u:.2f}" for u in v)
+    return _check(f"Robust trees Lemma 7 ({form})", labels, q, {"F_Z": t}, scale, drop, factors, sense="=",
+                  tol=np.array(tol))
+
+# %% ../nbs/80_theory.ipynb #4189e18b
+def _finite_P(M, random_state, d=2, deterministic=False):
+    "Atoms x_j ~ U[−1, 1]^d, masses Dirichlet(1), η ~ U[0, 1] (or deterministic η = [x₁ + 0.2x₂ > 0]): (X, p₊, p₋)."
+    rng = np.random.default_rng(random_state)
+    X, px = rng.uniform(-1, 1, (M, d)), rng.dirichlet(np.ones(M))
+    eta = (X[:, 0] + 0.2 * X[:, 1] > 0).astype(float) if deterministic else rng.uniform(size=M)
+    return X, px * eta, px * (1 - eta)
+
+def _gauss_gram(X, Z, h):
+    return np.exp(-((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1) / (2 * h * h))
+
+def _rff(X, W):
+    "Random Fourier features D^{-1/2}[cos(XWᵀ), sin(XWᵀ)] (‖φ(x)‖ = 1)."
+    Z = X @ W.T
+    return np.hstack([np.cos(Z), np.sin(Z)]) / np.sqrt(W.shape[0])
+
+def check_meanclf_thm1(M: int = 50, # atoms
+                       n_f: int = 2000, # random f ∈ [−1, 1]^M (half with 30% of the entries exactly 0)
+                       tie: str = "half", # value of ℓ01 at a zero score: "half" (the theorem's reading) or "error" (mutation)
+                       random_state: int = 3, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 1 (surrogate regret bound of the linear loss): ℓ01(P, f) − ℓ01(P, f_P) ≤
+    ℓ_lin(P, f) − ℓ_lin(P, f_P) for every f ∈ [−1, 1]^X, f_P = sign(2η − 1), exact on a finite P. The test bed adds
+    f = −10⁻³ f_P on random halves of the atoms, where the ratio of the two regrets is 1/(1 + 10⁻³): the bound × 0.9
+    fails. With ℓ01(y, 0) = 1 (`tie="error"`) the bound fails at the f with zeros. Term: `linear regret`."""
+    from functools import partial
+    from robust_ref.mean_classifier import zero_one
+    rng = np.random.default_rng(random_state)
+    _, a, b = _finite_P(M, rng)
+    fP = np.where(a >= b, 1.0, -1.0)
+    F = rng.uniform(-1, 1, (n_f, M))
+    F[: n_f // 2][rng.random((n_f // 2, M)) < 0.3] = 0.0
+    F = np.vstack([F, np.where(rng.random((20, M)) < 0.5, fP, -1e-3 * fP)])
+    l01 = lambda f: a @ zero_one(np.ones((M, 1)), f.T, tie) + b @ zero_one(-np.ones((M, 1)), f.T, tie)
+    llin = lambda f: a @ (1 - f.T) + b @ (1 + f.T)
+    q = l01(F) - l01(fP[None])[0]
+    lin = llin(F) - llin(fP[None])[0]
+    labels = [f"f#{i}{' (zeros)' if i < n_f // 2 else ''}{' (−10⁻³ f_P on half)' if i >= n_f else ''}" for i in range(len(F))]
+    return _check(f"Mean classifier Theorem 1 (tie={tie})", labels, q, {"linear regret": lin}, scale, drop, factors,
+                  tol=1e-12)
+
+def check_meanclf_thm2(n: int = 500, D: int = 20, # sample size, feature dimension
+                       n_candidates: int = 10_000, # random ω in the unit ball
+                       form: str = "stated", # "stated": min = 1 − ‖ω_S‖; "squared": 1 − ‖ω_S‖²
+                       random_state: int = 5, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 2: min over ‖ω‖ ≤ 1 of (1/n)Σ(1 − y_i⟨ω, φ(x_i)⟩) is 1 − ‖ω_S‖, attained at
+    ω_S/‖ω_S‖. Explicit features in ℝ^D (rows scaled to ‖φ‖ ≤ 1), labels correlated with one coordinate; the minimum
+    of the sample loss, computed from the sample, over 10⁴ random ω in the ball, ω_S/‖ω_S‖ and 20 points near it.
+    Term: `1 − ‖ω_S‖`."""
+    if form not in ("stated", "squared"): raise ValueError(f"form must be 'stated' or 'squared'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    Phi = rng.normal(size=(n, D)); Phi /= np.maximum(np.linalg.norm(Phi, axis=1, keepdims=True), 1.0) * 1.5
+    y = np.where(Phi[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    w = (y[:, None] * Phi).mean(0); nw = float(np.linalg.norm(w))
+    U = rng.normal(size=(n_candidates, D)); U *= (rng.random((n_candidates, 1)) ** (1 / D)) / np.linalg.norm(U, axis=1, keepdims=True)
+    near = w / nw + rng.normal(0, 1e-3, (20, D)); near /= np.maximum(np.linalg.norm(near, axis=1, keepdims=True), 1.0)
+    cand = np.vstack([U, w / nw, near])
+    loss = (1 - (y[:, None] * Phi) @ cand.T).mean(0)
+    return _check(f"Mean classifier Theorem 2 ({form})", ["min over the ball"], [float(loss.min())],
+                  {"1 − ‖ω_S‖": [1 - (nw if form == "stated" else nw**2)]}, scale, drop, factors, sense="=", tol=1e-12)
+
+def check_meanclf_thm4(ns=(100, 1000, 10_000), # sample sizes
+                       deltas=(0.1, 1e-2, 1e-4, 1e-6, 1e-8), # failure probabilities
+                       variant: str = "corrected", # "corrected": 1/√n + √(2 log(1/δ)/n); "paper": 2/√n + √(log(2/δ)/(2n))
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 4 (mean estimation error) in quantile form: the exact (1−δ)-quantile of ‖ω_S − ω_P‖ is
+    at most the bound. Test bed: one atom, K ≡ 1, y = ±1 with probability ½ (the largest variance), where
+    ‖ω_S − ω_P‖ = |2B/n − 1|, B ~ Bin(n, ½). The printed bound (`variant="paper"`, deviation term √(log(2/δ)/(2n)),
+    range 1) fails for δ ≤ 10⁻⁶; the corrected one (`mean_classifier.thm4_bound(variant="corrected")`, bounded
+    differences 2/n) holds. Terms: `E‖ω_S − ω_P‖`, `deviation`."""
+    from scipy import stats
+    if variant not in ("corrected", "paper"): raise ValueError(f"variant must be 'corrected' or 'paper'; got {variant!r}.")
+    labels, q, t1, t2 = [], [], [], []
+    for n in ns:
+        B = np.arange(n + 1)
+        pmf, dev = stats.binom.pmf(B, n, 0.5), np.abs(2 * B / n - 1)
+        o = np.argsort(dev, kind="stable"); c = np.cumsum(pmf[o])
+        for d in deltas:
+            labels.append(f"n={n} δ={d:g}"); q.append(float(dev[o][np.searchsorted(c, 1 - d - 1e-12)]))
+            t1.append((1 if variant == "corrected" else 2) / np.sqrt(n))
+            t2.append(np.sqrt(2 * np.log(1 / d) / n) if variant == "corrected" else np.sqrt(np.log(2 / d) / (2 * n)))
+    return _check(f"Mean classifier Theorem 4 ({variant})", labels, q, {"E‖ω_S − ω_P‖": t1, "deviation": t2},
+                  scale, drop, factors, tol=1e-12)
+
+_T21_PSI = np.array([[1.0, -1.0, 1.0, -1.0], [1.0, -1.0, -1.0, 1.0]])   # y φ_i(x) on the cells (x₁,+), (x₁,−), (x₂,+), (x₂,−)
+
+def check_meanclf_thm5(cases=((18, (0.274, 0.258, 0.081, 0.387), 1e-8), (15, (0.223, 0.13, 0.573, 0.074), 1e-8),
+                              (10, (0.08, 0.085, 0.161, 0.674), 1e-6), (10, (0.25, 0.25, 0.25, 0.25), 1e-3)),
+                       k_in_bound: int = 2, # the k used in the bound (mutation: 1, i.e. log k deleted)
+                       variant: str = "paper", # the constant of `thm3_bound`: "paper", "derived", "derived_trueKL"
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 5 (best of k = 2 feature maps) in quantile form, exactly: on the two-atom, two-map bed
+    of Theorem 21 (φ_A ≡ 1; φ_B(x₁) = 1, φ_B(x₂) = −1), every sample of size n is enumerated; ω* is the ω_S^i of
+    largest |ω_S^i| and the gap ℓ_lin(P, ω*) − ℓ_lin(S, ω*) = ω*(ω* − ω_P^{i*}). Its exact (1−δ)-quantile must be at
+    most √(2(1 + log k + log(1/δ))/n). Cases (n, cell masses, δ): the first three are the closest to the bound found
+    by a search over n ≤ 24, 60 random masses per n and δ ∈ [10⁻⁸, 10⁻²] (86% of it at n = 18, δ = 10⁻⁸), so the
+    bound × 0.87 fails; deleting log k cannot fail on this bed (88% of the k = 1 bound). Term: `PAC-Bayes`."""
+    from scipy import stats
+    from robust_ref.mean_classifier import thm3_bound
+    labels, q, term = [], [], []
+    for n, pz, delta in cases:
+        pz = np.asarray(pz, dtype=np.float64)
+        C = np.array([(a, b, c, n - a - b - c) for a in range(n + 1) for b in range(n + 1 - a) for c in range(n + 1 - a - b)])
+        pr = stats.multinomial.pmf(C, n, pz)
+        om = C @ _T21_PSI.T / n; wP = _T21_PSI @ pz
+        i = (np.abs(om[:, 1]) > np.abs(om[:, 0])).astype(int)
+        w = om[np.arange(len(C)), i]
+        g = w * (w - wP[i])
+        o = np.argsort(g, kind="stable")
+        q.append(float(g[o][np.searchsorted(np.cumsum(pr[o]), 1 - delta - 1e-12)]))
+        term.append(thm3_bound(int(n), float(delta), k=k_in_bound, variant=variant))
+        labels.append(f"n={n} P={tuple(float(v) for v in pz)} δ={delta:g}")
+    return _check(f"Mean classifier Theorem 5 (k={k_in_bound}, {variant})", labels, q, {"PAC-Bayes": term}, scale, drop,
+                  factors, tol=1e-12)
+
+def check_meanclf_eq34(k: int = 3, D: int = 10, n: int = 200, # feature maps, RFF pairs per map, sample size
+                       n_candidates: int = 10_000, # random (α, ω¹..ωᵏ) in the convex-hull class
+                       form: str = "stated", # "stated": min_i (1 − ‖ω_S^i‖); "squared": min_i (1 − ‖ω_S^i‖²); "max": max_i (1 − ‖ω_S^i‖)
+                       random_state: int = 11, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """The §3.4 identity of the mean-classifier paper: over the class {Σ_i α_i⟨ω^i, φ_i⟩ : α in the simplex, ‖ω^i‖ ≤ 1}
+    the minimum of the sample linear loss (1/n)Σ(1 − y f(x)) is min_i (1 − ‖ω_S^i‖). k random-Fourier maps with
+    bandwidths 0.5, 1, 2 (‖φ_i‖ = 1); the minimum, computed from the sample, is over 10⁴ random members, the best
+    vertex (α = e_i*, ω^i* = ω_S^i*/‖ω_S^i*‖) and 20 members near it. Term: `min_i (1 − ‖ω_S^i‖)`."""
+    if form not in ("stated", "squared", "max"): raise ValueError(f"form must be 'stated', 'squared' or 'max'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    X = rng.uniform(-1, 1, (n, 2)); y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Phis = [_rff(X, rng.normal(0, 1 / h, (D, 2))) for h in (0.5, 1.0, 2.0)[:k]]
+    oms = [(y[:, None] * P).mean(0) for P in Phis]
+    norms = np.array([np.linalg.norm(o) for o in oms])
+    best = int(np.argmax(norms))
+    A = np.vstack([rng.dirichlet(np.ones(k), n_candidates), np.eye(k)[best], np.abs(np.eye(k)[best] + rng.normal(0, 1e-3, (20, k)))])
+    A /= A.sum(1, keepdims=True)
+    vals = np.zeros(len(A))
+    for i, (P, o) in enumerate(zip(Phis, oms)):
+        W = rng.normal(size=(len(A), 2 * D)); W /= np.linalg.norm(W, axis=1, keepdims=True)
+        W[n_candidates:] = o / np.linalg.norm(o) + np.r_[np.zeros((1, 2 * D)), rng.normal(0, 1e-3, (20, 2 * D))]
+        W[n_candidates:] /= np.maximum(np.linalg.norm(W[n_candidates:], axis=1, keepdims=True), 1.0)
+        vals += A[:, i] * ((y[:, None] * P) @ W.T).mean(0)
+    claim = {"stated": np.min(1 - norms), "squared": np.min(1 - norms**2), "max": np.max(1 - norms)}[form]
+    return _check(f"Mean classifier §3.4 identity ({form})", ["min over the class"], [float((1 - vals).min())],
+                  {"min_i (1 − ‖ω_S^i‖)": [float(claim)]}, scale, drop, factors, sense="=", tol=1e-12)
+
+def check_meanclf_kde(h: float = 0.7, # Gaussian bandwidth
+                      n_pos: int = 60, n_neg: int = 140, n_test: int = 2000, # unbalanced classes, test points
+                      form: str = "stated", # "stated"; "uniform_priors": ½p̂₊ − ½p̂₋; "bandwidth": KDE with bandwidth √2·h
+                      random_state: int = 13, # seed
+                      scale: float = 1.0, drop=(), factors=None, # mutation
+                     ) -> BoundCheck:
+    """The §3.3 KDE claim of the mean-classifier paper: the plug-in rule of class kernel density estimates with the
+    empirical priors, sign(π̂₊p̂₊(x) − π̂₋p̂₋(x)), labels every point as the mean classifier sign(Σ_i y_i K(x_i, x)).
+    p̂± are scikit-learn's `KernelDensity(kernel="gaussian", bandwidth=h)` (an independent implementation), the mean
+    classifier is `MeanClassifier(bandwidth=h)`; 2,000 test points around the class overlap (points with
+    |π̂₊p̂₊ − π̂₋p̂₋| below 10⁻¹⁰ of its scale would be ties; none occur). Quantity: the mean classifier's label;
+    term: the KDE label (sense "=", exact)."""
+    from sklearn.neighbors import KernelDensity
+    from robust_ref.mean_classifier import MeanClassifier
+    if form not in ("stated", "uniform_priors", "bandwidth"):
+        raise ValueError(f"form must be 'stated', 'uniform_priors' or 'bandwidth'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    Xp, Xn = rng.normal(0.5, 1.0, (n_pos, 2)), rng.normal(-0.5, 1.0, (n_neg, 2))
+    X, y = np.vstack([Xp, Xn]), np.r_[np.ones(n_pos), -np.ones(n_neg)]
+    T = rng.normal(0, 1.2, (n_test, 2))
+    hk = h * np.sqrt(2) if form == "bandwidth" else h
+    dens = [np.exp(KernelDensity(kernel="gaussian", bandwidth=hk).fit(Z).score_samples(T)) for Z in (Xp, Xn)]
+    pri = (0.5, 0.5) if form == "uniform_priors" else (n_pos / len(y), n_neg / len(y))
+    kde = pri[0] * dens[0] - pri[1] * dens[1]
+    mc = MeanClassifier(kernel="gaussian", bandwidth=h).fit(X, y).decision_function(T)
+    return _check(f"Mean classifier §3.3 KDE claim ({form})", [f"test point {i}" for i in range(n_test)], np.sign(mc),
+                  {"KDE label": np.sign(kde)}, scale, drop, factors, sense="=", tol=0.0)
+
+def _thm6_sample(n_clean=100, n_flipped=3, random_state=17):
+    """A sample in ℝ² (‖φ‖ ≤ 1): clean points y·(0.55 + 0.3u, 0.1 + 0.3v) and `n_flipped` points −y·(0.02, 0.8) that
+    ω_S misclassifies by a small margin (≈ −0.07), while every other margin is ≥ 0.3."""
+    rng = np.random.default_rng(random_state)
+    y = np.r_[np.where(rng.random(n_clean) < 0.5, 1.0, -1.0), np.where(np.arange(n_flipped) % 2, 1.0, -1.0)]
+    Phi = np.r_[np.c_[0.55 + 0.3 * rng.random(n_clean), 0.1 + 0.3 * rng.uniform(-1, 1, n_clean)] * y[:n_clean, None],
+                -np.c_[0.02 * y[n_clean:], 0.8 * y[n_clean:]]]
+    return Phi, y
+
+def check_meanclf_thm6_sample(eps_fraction: float = 0.99, # ε = eps_fraction · Γ(S, ω_S) (the theorem needs ε < Γ)
+                              n_random: int = 500, # random ω̃ on the sphere ‖ω̃ − ω_S‖ = ε
+                              form: str = "stated", # "stated": ℓ01(S, ω̃) ≤ ℓ_ε(S, ω_S); "printed": the paper's "="
+                              random_state: int = 17, # seed
+                              scale: float = 1.0, drop=(), factors=None, # mutation
+                             ) -> BoundCheck:
+    """Mean classifier Theorem 6 (iv), the sample statement: for ε < Γ(S, ω_S), ℓ01(S, ω_S) = ℓ_ε(S, ω_S) ≥
+    ℓ01(S, ω̃) for every ‖ω̃ − ω_S‖ ≤ ε (conventions ℓ01 = [[yv ≤ 0]], ℓ_ε = [[yv ≤ ε]]). The paper writes "=" for
+    the last relation; on the test bed (`_thm6_sample`) misclassified points with margin ≈ −0.07 are corrected by
+    ω̃ = ω_S + ε y_jφ_j/‖φ_j‖, so "=" fails, as does ε beyond Γ (`eps_fraction > 1`: the first equality fails).
+    Instances: |ℓ01(S, ω_S) − ℓ_ε(S, ω_S)| ≤ 0, then ℓ01(S, ω̃) ≤ ℓ_ε(S, ω_S) for the random and the corrective ω̃.
+    Term: `ℓ_ε(S, ω_S)` (0 for the first instance)."""
+    if form not in ("stated", "printed"): raise ValueError(f"form must be 'stated' or 'printed'; got {form!r}.")
+    Phi, y = _thm6_sample(random_state=random_state)
+    rng = np.random.default_rng(random_state + 1)
+    w = (y[:, None] * Phi).mean(0)
+    m = y * (Phi @ w)
+    Gamma = float(m[m > 0].min()); eps = eps_fraction * Gamma
+    l01 = lambda W: np.mean(y[:, None] * (Phi @ np.atleast_2d(W).T) <= 0, axis=0)
+    leps = float(np.mean(m <= eps))
+    U = rng.normal(size=(n_random, 2)); U /= np.linalg.norm(U, axis=1, keepdims=True)
+    bad = np.flatnonzero(m <= 0)
+    C = np.vstack([w + eps * U, w + eps * (y[bad, None] * Phi[bad]) / np.linalg.norm(Phi[bad], axis=1, keepdims=True)])
+    l_t = l01(C)
+    labels = [f"ℓ01(S, ω_S) vs ℓ_ε (Γ={Gamma:.3f}, ε={eps:.3f})"] + [f"random ω̃ #{i}" for i in range(n_random)] + \
+             [f"ω̃ correcting point {j}" for j in bad]
+    q = np.r_[abs(l01(w)[0] - leps), np.abs(l_t - leps) if form == "printed" else l_t]
+    t = np.r_[0.0, np.zeros(len(C)) if form == "printed" else np.full(len(C), leps)]
+    return _check(f"Mean classifier Theorem 6 (iv) ({form})", labels, q, {"ℓ_ε(S, ω_S)": t}, scale, drop, factors, tol=1e-12)
+
+def check_meanclf_thm21_mc(betas=(0.5, 1.0, 2.0), # inverse temperatures β
+                           mix=(0.3, 0.7), # α(S): the mixture over k = 2 feature maps
+                           M: int = 30, D: int = 10, # atoms, RFF pairs per map
+                           R: int = 40_000, # Gaussian draws per map
+                           form: str = "stated", # "stated"; "no_gaussian": β²‖φ‖²/2 omitted; "mixture_of_losses": Σ_i α_i ℓ_ββ(P, Q_i)
+                           random_state: int = 19, # seed
+                           scale: float = 1.0, drop=(), factors=None, # mutation
+                          ) -> BoundCheck:
+    """The closed form of the annealed loss in Theorem 21 of the mean-classifier paper against Monte Carlo: for the
+    mixture posterior Q = Σ_i α_i δ_i ⊗ N(ω^i, I) over two random-Fourier maps (bandwidths 0.4 and 2, ‖φ_i‖ = 1;
+    ω¹ = ω_S¹/‖ω_S¹‖ and ω² = −ω_S²/‖ω_S²‖ for a sample of 200 from P, η(x) = σ(6x₁) on 30 atoms, so the two
+    components' losses differ and the mixture matters), ℓ_ββ(P, Q) = −(1/β) log E_P Σ_i α_i exp(−β(1 − y⟨ω^i, φ_i(x)⟩) + β²‖φ_i‖²/2),
+    against −(1/β) log of the Monte Carlo mean over R seeded draws of w ~ N(ω^i, I) per map, to 4 standard errors
+    (delta method). Term: `closed form`."""
+    forms = ("stated", "no_gaussian", "mixture_of_losses")
+    if form not in forms: raise ValueError(f"form must be one of {forms}; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    X, px = rng.uniform(-1, 1, (M, 2)), rng.dirichlet(np.ones(M))
+    eta = 1 / (1 + np.exp(-6 * X[:, 0])); a, b = px * eta, px * (1 - eta)
+    Phis, oms = [], []
+    for h in (0.4, 2.0):
+        Wf = rng.normal(0, 1 / h, (D, 2)); Phis.append(_rff(X, Wf))
+        Xs = rng.uniform(-1, 1, (200, 2)); ys = np.where(rng.random(200) < 1 / (1 + np.exp(-6 * Xs[:, 0])), 1.0, -1.0)
+        om = (ys[:, None] * _rff(Xs, Wf)).mean(0); oms.append(om / np.linalg.norm(om) * (1 if h < 1 else -1))
+    draws = [om + rng.normal(size=(R, 2 * D)) for om in oms]
+    labels, q, t, tol = [], [], [], []
+    for beta in betas:
+        per = []                                                        # per map: samples of E_P exp(−β(1 − y⟨w, φ⟩))
+        for P, W in zip(Phis, draws):
+            s = W @ P.T                                                 # ⟨w, φ(x_j)⟩, (R, M)
+            per.append(np.exp(-beta * (1 - s)) @ a + np.exp(-beta * (1 + s)) @ b)
+        mc = sum(al * v for al, v in zip(mix, per))
+        m = float(mc.mean()); se = float(mc.std(ddof=1) / np.sqrt(R))
+        q.append(-np.log(m) / beta); tol.append(4 * se / (beta * m))
+        g = 0.0 if form == "no_gaussian" else beta**2 / 2
+        cf = [a @ np.exp(-beta * (1 - P @ om) + g) + b @ np.exp(-beta * (1 + P @ om) + g) for P, om in zip(Phis, oms)]
+        t.append(float(sum(al * -np.log(c) / beta for al, c in zip(mix, cf))) if form == "mixture_of_losses"
+                 else float(-np.log(sum(al * c for al, c in zip(mix, cf))) / beta))
+        labels.append(f"β={beta:g}")
+    return _check(f"Mean classifier Theorem 21, annealed loss ({form})", labels, q, {"closed form": t}, scale, drop,
+                  factors, sense="=", tol=np.array(tol))
+
+def check_meanclf_lemma7(M: int = 60, h: float = 1.5, # atoms (deterministic labels), Gaussian bandwidth
+                         n_Q: int = 200, # random contaminations Q ~ Dirichlet(0.2) over atoms × labels
+                         sigma_factor: float = 0.999, # σ = sigma_factor · Γ/‖ω_P − ω_Q‖ (the lemma needs < 1)
+                         form: str = "stated", # "stated": ℓ01(P, ω_P̃) ≤ ℓ01(P, ω_P); "printed": "=" (the paper's)
+                         random_state: int = 23, # seed
+                         scale: float = 1.0, drop=(), factors=None, # mutation
+                        ) -> BoundCheck:
+    """Mean classifier Lemma 7 (σ-contamination) on a finite P with deterministic labels and a Gaussian kernel: if
+    σ‖ω_P − ω_Q‖ < Γ(P, ω_P) then the mean of P̃ = (1 − σ)P + σQ classifies P no worse than ω_P (the paper writes
+    "=", true only when ℓ01(P, ω_P) = 0: contamination can correct misclassified atoms). The test bed adds the
+    adversarial Q (a point mass on the smallest-margin atom with its label flipped); with `sigma_factor = 3` it
+    raises the 0-1 risk. ℓ01 = [[y f ≤ 0]]. Term: `ℓ01(P, ω_P)`."""
+    from functools import partial
+    from robust_ref.mean_classifier import margin_for_error, population_risk, population_scores, zero_one
+    if form not in ("stated", "printed"): raise ValueError(f"form must be 'stated' or 'printed'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    X, a, b = _finite_P(M, rng, deterministic=True)
+    G = _gauss_gram(X, X, h)
+    l01 = partial(zero_one, tie="error")
+    fP = population_scores(G, a, b); r0 = population_risk(fP, a, b, l01)
+    Gam = margin_for_error(fP, a, b)
+    j = int(np.argmin(np.where((a > 0) & (fP > 0), fP, np.where((b > 0) & (fP < 0), -fP, np.inf))))
+    adv = (np.eye(M)[j] * (a[j] == 0), np.eye(M)[j] * (a[j] > 0))          # the label of atom j flipped
+    Qs = [tuple(np.split(rng.dirichlet(np.full(2 * M, 0.2)), 2)) for _ in range(n_Q)] + [adv]
+    labels, q = [], []
+    for i, (qa, qb) in enumerate(Qs):
+        d = (a - b) - (qa - qb)
+        s = min(sigma_factor * Gam / np.sqrt(d @ G @ d), 0.999)
+        r = population_risk(population_scores(G, (1 - s) * a + s * qa, (1 - s) * b + s * qb), a, b, l01)
+        q.append(abs(r - r0) if form == "printed" else r)
+        labels.append(f"{'adversarial Q' if i == n_Q else f'Q#{i}'} σ={s:.3g}")
+    return _check(f"Mean classifier Lemma 7 ({form})", labels, q,
+                  {"ℓ01(P, ω_P)": np.zeros(len(q)) if form == "printed" else np.full(len(q), r0)}, scale, drop, factors,
+                  tol=1e-12)
+
+def check_meanclf_thm8(sigmas=(0.1, 0.3, 0.45), # symmetric flip rates
+                       M: int = 40, h: float = 0.5, # atoms, Gaussian bandwidth
+                       form: str = "stated", # "stated": f_{P_σ} = (1 − 2σ) f_P; "one_minus_sigma": (1 − σ) f_P
+                       random_state: int = 29, # seed
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """Mean classifier Theorem 8 (SLN immunity): the mean of the noisy population is ω_{P_σ} = (1 − 2σ)ω_P, so
+    f_{P_σ} = (1 − 2σ) f_P at every atom and the 0-1 risks agree; exact on a finite P (`noisy_masses`,
+    `population_scores`). Instances: f_{P_σ}(x_j) per atom and σ, then ℓ01(P, f_{P_σ}) per σ. Terms: `(1 − 2σ) f_P`
+    (the scores) and `ℓ01(P, f_P)` (the risks), zero where they do not apply."""
+    from functools import partial
+    from robust_ref.mean_classifier import noisy_masses, population_risk, population_scores, zero_one
+    if form not in ("stated", "one_minus_sigma"): raise ValueError(f"form must be 'stated' or 'one_minus_sigma'; got {form!r}.")
+    X, a, b = _finite_P(M, random_state)
+    G = _gauss_gram(X, X, h); l01 = partial(zero_one, tie="error")
+    fP = population_scores(G, a, b)
+    labels, q, t1, t2 = [], [], [], []
+    for s in sigmas:
+        f = population_scores(G, *noisy_masses(a, b, s))
+        q.extend(f); t1.extend((1 - (s if form == "one_minus_sigma" else 2 * s)) * fP); t2.extend(np.zeros(M))
+        labels.extend(f"σ={s} f at atom {j}" for j in range(M))
+        q.append(population_risk(f, a, b, l01)); t1.append(0.0); t2.append(population_risk(fP, a, b, l01))
+        labels.append(f"σ={s} ℓ01(P, f_Pσ)")
+    return _check(f"Mean classifier Theorem 8 ({form})", labels, q, {"(1 − 2σ) f_P": t1, "ℓ01(P, f_P)": t2}, scale,
+                  drop, factors, sense="=", tol=1e-12)
+
+def _random_score_pairs(n_pairs, rng, atoms=4, zero_atoms=False):
+    "n_pairs pairs (Q, Q') of finite score-label distributions: scores U[−3, 3] (some 0 if asked), labels ±1, Dirichlet masses."
+    v = rng.uniform(-3, 3, (n_pairs, 2, atoms))
+    if zero_atoms: v[:, :, 0] = 0.0
+    return v, np.where(rng.random((n_pairs, 2, atoms)) < 0.5, 1.0, -1.0), rng.dirichlet(np.ones(atoms), (n_pairs, 2))
+
+_ROBUST = ("unhinged", "sigmoid", "ramp", "zero_one", "3 − 2yv")
+_NONROBUST = ("hinge", "logistic", "exponential", "squared")
+
+def _ell(name):
+    from robust_ref.mean_classifier import pair_loss
+    return (lambda y, v: 3 - 2 * y * v) if name == "3 − 2yv" else pair_loss(name)
+
+def _order_flips(ell, ell2, v, y, q, sigma=None):
+    "Strict order disagreements (|differences| ≥ 1e-9) between E_Q ℓ and E_Q ℓ2 (or E_{Q_σ} ℓ when sigma is given)."
+    r1 = (q * ell(y, v)).sum(-1)
+    r2 = (q * ((1 - sigma[:, None, None]) * ell(y, v) + sigma[:, None, None] * ell(-y, v))).sum(-1) if sigma is not None \
+        else (q * ell2(y, v)).sum(-1)
+    d1, d2 = r1[:, 0] - r1[:, 1], r2[:, 0] - r2[:, 1]
+    return int(np.sum((np.abs(d1) >= 1e-9) & (np.abs(d2) >= 1e-9) & (np.sign(d1) != np.sign(d2))))
+
+def check_meanclf_thm13(n_pairs: int = 20_000, # random pairs (Q, Q') of 4-atom score-label distributions
+                        form: str = "stated", # "stated": robust iff ℓ(1, v) + ℓ(−1, v) is constant; "difference": iff ℓ(1, v) − ℓ(−1, v) is constant
+                        random_state: int = 31, # seed
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 13 (and Lemma 12's notion of robustness): ℓ is robust to symmetric label noise (the
+    order of E_Q ℓ over distributions is preserved under every flip rate σ) iff ℓ(1, v) + ℓ(−1, v) is a constant.
+    For the losses linear, sigmoid, ramp, 0-1 (tie ½), 3 − 2yv, hinge, logistic, exponential, squared: quantity 1
+    when order flips occur among 20,000 random pairs with σ ~ U[0.01, 0.49] (a quarter of them with a zero score),
+    term 1 when the sum varies over v ∈ [−5, 5] (peak to peak > 1e-12). Term: `sum not constant`."""
+    if form not in ("stated", "difference"): raise ValueError(f"form must be 'stated' or 'difference'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    v, y, q = _random_score_pairs(n_pairs, rng, zero_atoms=False)
+    v[: n_pairs // 4, :, 0] = 0.0
+    sig = rng.uniform(0.01, 0.49, n_pairs)
+    grid = np.linspace(-5, 5, 2001)
+    labels, qv, t = [], [], []
+    for name in _ROBUST + _NONROBUST:
+        ell = _ell(name)
+        s = ell(np.ones_like(grid), grid) + (1 if form == "stated" else -1) * ell(-np.ones_like(grid), grid)
+        labels.append(name); qv.append(float(_order_flips(ell, None, v, y, q, sig) > 0)); t.append(float(np.ptp(s) > 1e-12))
+    return _check(f"Mean classifier Theorem 13 ({form})", labels, qv, {"sum not constant": t}, scale, drop, factors,
+                  sense="=", tol=0.0)
+
+def check_meanclf_lemma12(sigmas=(0.1, 0.3, 0.45), # flip rates
+                          n_Q: int = 50, # random 4-atom score-label distributions
+                          rate_factor: float = 1.0, # mutation: ℓ_σ built for the rate rate_factor·σ
+                          random_state: int = 37, # seed
+                          scale: float = 1.0, drop=(), factors=None, # mutation
+                         ) -> BoundCheck:
+    """Mean classifier Lemma 12, its two proof objects: (i) E_{Q_σ} ℓ_σ = E_Q ℓ for the corrected loss ℓ_σ
+    (`corrected_loss`) of hinge, logistic, exponential, squared, linear and sigmoid; (ii) for a robust ℓ (constant C),
+    ℓ_σ = ℓ/(1 − 2σ) − σC/(1 − 2σ), an increasing affine map, so ℓ and ℓ_σ are order equivalent. To 1e-12 (relative).
+    Terms: `E_Q ℓ` (part i), `ℓ/(1−2σ)` and `−σC/(1−2σ)` (part ii), zero where they do not apply."""
+    from robust_ref.mean_classifier import corrected_loss, pair_loss, score_label_risk
+    rng = np.random.default_rng(random_state)
+    labels, q, t1, t2, t3 = [], [], [], [], []
+    for s in sigmas:
+        for name in ("hinge", "logistic", "exponential", "squared", "unhinged", "sigmoid"):
+            ls = corrected_loss(name, min(rate_factor * s, 0.499))
+            for i in range(n_Q):
+                v, y, w = rng.uniform(-3, 3, 4), np.where(rng.random(4) < 0.5, 1.0, -1.0), rng.dirichlet(np.ones(4))
+                q.append(score_label_risk(v, y, w, ls, rate=s)); t1.append(score_label_risk(v, y, w, name))
+                t2.append(0.0); t3.append(0.0); labels.append(f"σ={s} {name} Q#{i}")
+        for name, C in (("unhinged", 2.0), ("sigmoid", 1.0), ("ramp", 2.0)):
+            ell, ls = pair_loss(name), corrected_loss(name, min(rate_factor * s, 0.499))
+            vv = np.linspace(-3, 3, 61)
+            for yy in (1.0, -1.0):
+                yv = np.full_like(vv, yy)
+                q.extend(ls(yv, vv)); t1.extend(np.zeros(len(vv)))
+                t2.extend(ell(yv, vv) / (1 - 2 * s)); t3.extend(np.full(len(vv), -s * C / (1 - 2 * s)))
+                labels.extend(f"σ={s} {name} y={yy:+g} v={x:.1f}" for x in vv)
+    q = np.asarray(q)
+    return _check(f"Mean classifier Lemma 12 (rate × {rate_factor:g})", labels, q,
+                  {"E_Q ℓ": t1, "ℓ/(1−2σ)": t2, "−σC/(1−2σ)": t3}, scale, drop, factors, sense="=",
+                  tol=1e-12 * (1 + np.abs(q)))
+
+def check_meanclf_lemma23(n_pairs: int = 10_000, # random pairs of 4-atom score-label distributions
+                          form: str = "stated", # "stated": order equivalent iff ℓ₂ = aℓ₁ + b with a > 0; "any_a": with a ≠ 0
+                          random_state: int = 41, # seed
+                          scale: float = 1.0, drop=(), factors=None, # mutation
+                         ) -> BoundCheck:
+    """Mean classifier Lemma 23 (DeGroot): ℓ₁ and ℓ₂ are order equivalent iff ℓ₂ = aℓ₁ + b with a > 0. ℓ₁ = hinge;
+    ℓ₂ ∈ {2.5·hinge − 1, hinge + 7, 0.1·hinge, −hinge, hinge², exp(hinge), logistic}. Quantity 1 when strict order
+    disagreements occur among 10⁴ random pairs (Q, Q'); term 1 when ℓ₂ is not of the form aℓ₁ + b with a > 0 (with
+    a ≠ 0 for `form="any_a"`, which then claims −hinge equivalent and fails). Term: `not a positive affine map`."""
+    from robust_ref.mean_classifier import pair_loss
+    if form not in ("stated", "any_a"): raise ValueError(f"form must be 'stated' or 'any_a'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    v, y, q = _random_score_pairs(n_pairs, rng)
+    h = pair_loss("hinge")
+    cands = {"2.5·hinge − 1": (lambda yy, vv: 2.5 * h(yy, vv) - 1, 2.5), "hinge + 7": (lambda yy, vv: h(yy, vv) + 7, 1.0),
+             "0.1·hinge": (lambda yy, vv: 0.1 * h(yy, vv), 0.1), "−hinge": (lambda yy, vv: -h(yy, vv), -1.0),
+             "hinge²": (lambda yy, vv: h(yy, vv) ** 2, None), "exp(hinge)": (lambda yy, vv: np.exp(h(yy, vv)), None),
+             "logistic": (pair_loss("logistic"), None)}
+    labels, qv, t = [], [], []
+    for name, (l2, a) in cands.items():
+        affine = a is not None and (a > 0 or (form == "any_a" and a != 0))
+        labels.append(name); qv.append(float(_order_flips(h, l2, v, y, q) > 0)); t.append(float(not affine))
+    return _check(f"Mean classifier Lemma 23 ({form})", labels, qv, {"not a positive affine map": t}, scale, drop, factors,
+                  sense="=", tol=0.0)
+
+def check_meanclf_thm14(n_random: int = 30, # random affine losses λyv + g(y)
+                        form: str = "stated", # "stated": convex and robust iff ℓ = λyv + g(y); "g_constant": with g constant
+                        random_state: int = 43, # seed
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 14 (uniqueness of the linear loss): a loss convex in v is robust (Theorem 13:
+    ℓ(1, v) + ℓ(−1, v) constant) iff ℓ(y, v) = λyv + g(y). Battery: hinge, squared hinge, logistic, exponential,
+    squared, |1 − yv|, 1 − yv and 30 random λyv + g(y) (λ ~ U[−3, 3], g ~ U[−2, 2]², so g(1) ≠ g(−1)). Quantity 1 when
+    the loss is robust (peak to peak of the sum over v ∈ [−5, 5] below 1e-12); term 1 when it is of the affine form
+    (λ, g fitted from ℓ(±1, 0) and ℓ(1, 1), then checked on the grid). Term: `λyv + g(y)`."""
+    from robust_ref.mean_classifier import pair_loss
+    if form not in ("stated", "g_constant"): raise ValueError(f"form must be 'stated' or 'g_constant'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    losses = {n: pair_loss(n) for n in ("hinge", "squared_hinge", "logistic", "exponential", "squared", "unhinged")}
+    losses["|1 − yv|"] = lambda y, v: np.abs(1 - y * v)
+    for i in range(n_random):
+        lam, g1, g2 = rng.uniform(-3, 3), *rng.uniform(-2, 2, 2)
+        losses[f"{lam:.2f}yv + g (#{i})"] = lambda y, v, lam=lam, g1=g1, g2=g2: lam * y * v + np.where(y > 0, g1, g2)
+    v = np.linspace(-5, 5, 2001); one = np.ones_like(v)
+    labels, qv, t = [], [], []
+    for name, ell in losses.items():
+        robust = np.ptp(ell(one, v) + ell(-one, v)) < 1e-12
+        gp, gm = float(ell(np.ones(1), np.zeros(1))[0]), float(ell(-np.ones(1), np.zeros(1))[0])
+        lam = float(ell(np.ones(1), np.ones(1))[0]) - gp
+        affine = np.allclose(ell(one, v), lam * v + gp, atol=1e-12) and np.allclose(ell(-one, v), -lam * v + gm, atol=1e-12)
+        if form == "g_constant": affine = affine and abs(gp - gm) < 1e-12
+        labels.append(name); qv.append(float(robust)); t.append(float(affine))
+    return _check(f"Mean classifier Theorem 14 ({form})", labels, qv, {"λyv + g(y)": t}, scale, drop, factors,
+                  sense="=", tol=0.0)
+
+def check_meanclf_thm15(rates=((0.1, 0.3), (0.4, 0.05), (0.2, 0.2), (0.3, 0.6)), # (σ₋₁, σ₁), σ₋₁ + σ₁ < 1
+                        form: str = "stated", # "stated": ℓ_corr = (ℓ − C)/(1 − σ₋₁ − σ₁); "sln": divided by 1 − 2σ₁ (the symmetric-noise form)
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 15 (class-conditional noise with known rates): if σ₁ℓ(−1, v) + σ₋₁ℓ(1, v) = C for all v
+    then the corrected loss (`corrected_loss_cc`, D36) is ℓ_{σ₋₁,σ₁} = (ℓ − C)/(1 − σ₋₁ − σ₁), an increasing affine
+    map of ℓ (order equivalent). ℓ is the weighted linear loss w_y(1 − yv), w₁ = σ₁, w₋₁ = σ₋₁ (C = 2σ₁σ₋₁), on
+    v ∈ [−3, 3]. Terms: `ℓ/(1−σ₋₁−σ₁)` and `−C/(1−σ₋₁−σ₁)`."""
+    from robust_ref.mean_classifier import corrected_loss_cc
+    if form not in ("stated", "sln"): raise ValueError(f"form must be 'stated' or 'sln'; got {form!r}.")
+    v = np.linspace(-3, 3, 121)
+    labels, q, t1, t2 = [], [], [], []
+    for sm, sp in rates:
+        ell = lambda y, vv, sm=sm, sp=sp: np.where(np.asarray(y) > 0, sp, sm) * (1 - np.asarray(y) * vv)
+        C = 2 * sp * sm
+        cond = sp * ell(-np.ones_like(v), v) + sm * ell(np.ones_like(v), v)
+        assert np.allclose(cond, C, atol=1e-14), "the test bed's loss must satisfy the theorem's condition"
+        den = 1 - 2 * sp if form == "sln" else 1 - sm - sp
+        lc = corrected_loss_cc(ell, rate_pos=sp, rate_neg=sm)
+        for yy in (1.0, -1.0):
+            yv = np.full_like(v, yy)
+            q.extend(lc(yv, v)); t1.extend(ell(yv, v) / den); t2.extend(np.full(len(v), -C / den))
+            labels.extend(f"σ₋₁={sm} σ₁={sp} y={yy:+g} v={x:.2f}" for x in v)
+    return _check(f"Mean classifier Theorem 15 ({form})", labels, q, {"ℓ/(1−σ₋₁−σ₁)": t1, "−C/(1−σ₋₁−σ₁)": t2},
+                  scale, drop, factors, sense="=", tol=1e-12)
+
+def check_meanclf_thm16(M: int = 40, n_f: int = 200, # atoms, random f ∈ [−2, 2]^M
+                        losses=(("unhinged", 2.0), ("sigmoid", 1.0), ("ramp", 2.0)), # (robust loss, its C)
+                        random_state: int = 47, # seed
+                        scale: float = 1.0, drop=(), factors=None, # mutation (e.g. drop="(α+β)C/2")
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 16 (balanced error under mutually contaminated distributions): with P̃₊ = (1 − α)P₊ + αP₋
+    and P̃₋ = βP₊ + (1 − β)P₋, α + β < 1, BER_ℓ(P̃₊, P̃₋, f) = (1 − α − β) BER_ℓ(P₊, P₋, f) + (α + β)C/2 for a robust ℓ,
+    BER_ℓ = ½E_{P₊}ℓ(1, f) + ½E_{P₋}ℓ(−1, f); exact over 200 random f per (α, β) ∈ {(0.1, 0.3), (0.4, 0.4), (0.05, 0.6)}.
+    A non-robust loss (pass `losses=(("hinge", 2.0),)`) fails. Terms: `(1−α−β)BER`, `(α+β)C/2`."""
+    from robust_ref.mean_classifier import pair_loss
+    rng = np.random.default_rng(random_state)
+    Pp, Pm = rng.dirichlet(np.ones(M)), rng.dirichlet(np.ones(M))
+    F = rng.uniform(-2, 2, (n_f, M))
+    labels, q, t1, t2 = [], [], [], []
+    for name, C in losses:
+        ell = pair_loss(name)
+        lp, lm = ell(np.ones_like(F), F), ell(-np.ones_like(F), F)
+        ber = lambda A, B: 0.5 * lp @ A + 0.5 * lm @ B
+        for al, be in ((0.1, 0.3), (0.4, 0.4), (0.05, 0.6)):
+            q.extend(ber((1 - al) * Pp + al * Pm, be * Pp + (1 - be) * Pm))
+            t1.extend((1 - al - be) * ber(Pp, Pm)); t2.extend(np.full(n_f, (al + be) * C / 2))
+            labels.extend(f"{name} α={al} β={be} f#{i}" for i in range(n_f))
+    return _check("Mean classifier Theorem 16", labels, q, {"(1−α−β)BER": t1, "(α+β)C/2": t2}, scale, drop, factors,
+                  sense="=", tol=1e-12)
+
+def check_meanclf_thm17(n_trials: int = 300, M: int = 20, n_f: int = 200, # trials, atoms, class size
+                        f_range: float = 1.0, # F ⊆ [−f_range, f_range]^M (the theorem needs ℓ ≥ 0: f_range ≤ 1 for the linear loss)
+                        losses=("unhinged", "sigmoid"), # robust losses
+                        random_state: int = 53, # seed
+                        scale: float = 1.0, drop=(), factors=None, # mutation (drop="ℓ(P,f*)·(1/min(1−2σ) − 1)")
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 17 (instance-dependent noise σ(x, y) ∈ [0, 0.45]): ℓ(P, f*_σ) ≤ ℓ(P, f*)/min(1 − 2σ),
+    with f*_σ, f* the minimisers over a class F of 200 random functions of the noisy and clean risks; exact risks on
+    20 atoms, η random (deterministic in half the trials). With f_range = 3 the linear loss takes negative values and
+    the bound fails. Terms: `ℓ(P,f*)` and `ℓ(P,f*)·(1/min(1−2σ) − 1)`."""
+    from robust_ref.mean_classifier import pair_loss
+    rng = np.random.default_rng(random_state)
+    labels, q, t1, t2 = [], [], [], []
+    for name in losses:
+        ell = pair_loss(name)
+        for k in range(n_trials):
+            px = rng.dirichlet(np.ones(M))
+            eta = rng.uniform(size=M) if k % 2 else (rng.random(M) < 0.5).astype(float)
+            a, b = px * eta, px * (1 - eta)
+            sp, sm = rng.uniform(0, 0.45, M), rng.uniform(0, 0.45, M)      # σ(x, +1), σ(x, −1)
+            an, bn = (1 - sp) * a + sm * b, (1 - sm) * b + sp * a
+            F = rng.uniform(-f_range, f_range, (n_f, M))
+            lp, lm = ell(np.ones_like(F), F), ell(-np.ones_like(F), F)
+            R, Rn = lp @ a + lm @ b, lp @ an + lm @ bn
+            best, best_n = float(R.min()), float(R[int(np.argmin(Rn))])
+            fac = 1 / min(1 - 2 * sp.max(), 1 - 2 * sm.max())
+            labels.append(f"{name} trial {k}"); q.append(best_n); t1.append(best); t2.append(best * (fac - 1))
+    return _check(f"Mean classifier Theorem 17 (F ⊆ [−{f_range:g}, {f_range:g}]^M)", labels, q,
+                  {"ℓ(P,f*)": t1, "ℓ(P,f*)·(1/min(1−2σ) − 1)": t2}, scale, drop, factors, tol=1e-12)
+
+def check_meanclf_lemma18(k: int = 5, D: int = 6, n_random: int = 200, # parts, dimension, random instances
+                          eps: float = 0.05, # the per-part accuracy ε
+                          random_state: int = 59, # seed
+                          scale: float = 1.0, drop=(), factors=None, # mutation
+                         ) -> BoundCheck:
+    """Mean classifier Lemma 18 (parallel means): if ω = Σλ_iω_i (λ in the simplex) and ‖ω_i − ω̃_i‖ ≤ ε then
+    ‖ω − Σλ_iω̃_i‖ ≤ ε. Random instances with ‖ω_i − ω̃_i‖ = ε in random directions, plus the instances where all
+    errors point the same way (equality: the bound × 0.9 fails). Term: `ε`."""
+    rng = np.random.default_rng(random_state)
+    labels, q = [], []
+    for i in range(n_random + 10):
+        lam, W = rng.dirichlet(np.ones(k)), rng.normal(size=(k, D))
+        U = rng.normal(size=(k, D)) if i < n_random else np.tile(rng.normal(size=(1, D)), (k, 1))
+        Wt = W + eps * U / np.linalg.norm(U, axis=1, keepdims=True)
+        q.append(float(np.linalg.norm(lam @ W - lam @ Wt))); labels.append(f"{'random' if i < n_random else 'aligned'} #{i}")
+    return _check("Mean classifier Lemma 18", labels, q, {"ε": np.full(len(q), eps)}, scale, drop, factors, tol=1e-12)
+
+# %% ../nbs/80_theory.ipynb #c591ae54
+_FAIL_PRINTED = {"printed '='": dict(form="printed")}
+CHECKS_MORE_A.update({
+    "α-loss Proposition 1": (check_alpha_prop1, {}, "9 α in [0.3, ∞], 2,001 margins in [−50, 50]",
+                             {"convex claimed for every α": dict(form="convex_all")}),
+    "α-loss Lemma 2 (6)": (check_alpha_lemma2, {}, "7 α × N ∈ {2, 4, 9}: Brent root and a 120,001-point grid",
+                           {"root at ln N (α dropped)": dict(form="no_alpha"), "root × 0.9": dict(scale=0.9)}),
+    "α-loss Lemma 2 (1)–(2)": (check_alpha_lemma2, dict(part="1-2"), "same grid, min ΔB",
+                               {"monotone claimed for every α": dict(form="monotone_all")}),
+    "α-loss Lemma 2 (3)": (check_alpha_lemma2, dict(part="3"), "α = 10⁸, N ∈ {2, 4, 9}, 1,201 points",
+                           {"σ'(x)(N − 1)": dict(form="sign_flipped"), "× 0.9": dict(scale=0.9)}),
+    "α-loss Theorem 1": (check_alpha_thm1, {}, "2-D Long–Servedio, N = 2, γ = 1/20, α ∈ {½, ¾, 0.9, 1, 2, 3, 5, 10}",
+                         {"θ₁ = ln N/γ": dict(form="no_alpha"), "θ₁ = α ln(1/p)/γ": dict(form="log_inv_p"),
+                          "perfect accuracy for α ≤ 1": dict(form="perfect_convex")}),
+    "α-loss Theorem 2, Taylor step": (check_alpha_thm2_step, {}, "one support point, z* ≥ ln(2+√3), Δ ∈ [10⁻³, 2]",
+                                      {"bound × 0.9": dict(scale=0.9), "1 − 2p also at α = 1": dict(form="cp_both"),
+                                       "first-order term deleted": dict(drop="|Δ| l″")}),
+    "Trees Theorem 2 / Corollary 2.1": (check_trees_thm2, {}, "K ∈ {2, 3, 5}, 11 p each (uniform included), 9 conservative losses",
+                                        {"r = 2 added": dict(form="r2"), "MSE with C = 2 (converse)": dict(form="mse"),
+                                         "MAE with C = 1": dict(factors={"MAE": 0.5}), "GCE with C = q": dict(form="gce_q"),
+                                         "bound × 0.9": dict(scale=0.9)}),
+    "Trees Theorem 3": (check_trees_thm3, {}, "K ∈ {2, 3, 5}, 10 p, candidates near the minimiser",
+                        {"ŷ = p for a conservative loss": dict(form="p_for_conservative"),
+                         "e_argmax p for MSE/CE": dict(form="vertex_for_mse"), "bound × 0.9": dict(scale=0.9)}),
+    "Trees Lemma 6": (check_trees_lemma6, {}, "10,001 margins in [−5, 5], scipy CDFs",
+                      {"F(z) for F(−z)": dict(form="plus_z"), "ramp without /2": dict(factors={"U(−1,1) CDF": 2.0})}),
+    "Trees Lemma 7": (check_trees_lemma7, {}, "4 μ, 2·10⁵ draws each, DKW radius at 10⁻⁶",
+                      {"Z = X − μ": dict(form="x_minus_mu"), "X ~ Exp(2)": dict(form="rate_2"), "× 0.9": dict(scale=0.9)}),
+    "Mean classifier Theorem 1": (check_meanclf_thm1, {}, "50 atoms, 2,020 f (zeros; −10⁻³ f_P)",
+                                  {"ℓ01(y, 0) = 1": dict(tie="error"), "bound × 0.9": dict(scale=0.9)}),
+    "Mean classifier Theorem 2": (check_meanclf_thm2, {}, "ℝ²⁰, n = 500, 10⁴ candidates + the minimiser",
+                                  {"1 − ‖ω_S‖²": dict(form="squared"), "× 0.9": dict(scale=0.9)}),
+    "Mean classifier Theorem 4 (corrected)": (check_meanclf_thm4, {}, "one atom, η = ½, exact binomial quantiles",
+                                              {"printed (range 1)": dict(variant="paper"),
+                                               "deviation halved": dict(factors={"deviation": 0.5})}),
+    "Mean classifier Theorem 5": (check_meanclf_thm5, {}, "two atoms, two maps, every sample enumerated, searched masses",
+                                  {"bound × 0.85": dict(scale=0.85), "bound ÷ 5": dict(scale=0.2)}),
+    "Mean classifier §3.4 identity": (check_meanclf_eq34, {}, "3 RFF maps, n = 200, 10⁴ members of the class",
+                                      {"1 − ‖ω_S^i‖²": dict(form="squared"), "max_i": dict(form="max")}),
+    "Mean classifier §3.3 KDE claim": (check_meanclf_kde, {}, "60 + 140 points in ℝ², 2,000 test points, sklearn KDE",
+                                       {"uniform priors": dict(form="uniform_priors"), "bandwidth √2·h": dict(form="bandwidth")}),
+    "Mean classifier Theorem 6 (iv)": (check_meanclf_thm6_sample, {}, "103 points in ℝ², 3 misclassified near the boundary",
+                                       {**_FAIL_PRINTED, "ε = 1.5Γ": dict(eps_fraction=1.5)}),
+    "Mean classifier Theorem 21, annealed loss": (check_meanclf_thm21_mc, {}, "2 RFF maps, mixture (0.3, 0.7), 4·10⁴ draws, β ∈ {½, 1, 2}",
+                                                  {"β²‖φ‖²/2 omitted": dict(form="no_gaussian"),
+                                                   "mixture of losses": dict(form="mixture_of_losses")}),
+    "Mean classifier Lemma 7": (check_meanclf_lemma7, {}, "60 atoms, deterministic labels, h = 1.5, 200 Q + the adversarial one",
+                                {**_FAIL_PRINTED, "σ × 3": dict(sigma_factor=3.0)}),
+    "Mean classifier Theorem 8": (check_meanclf_thm8, {}, "40 atoms, σ ∈ {0.1, 0.3, 0.45}",
+                                  {"(1 − σ) f_P": dict(form="one_minus_sigma"), "× 0.9": dict(scale=0.9)}),
+    "Mean classifier Lemma 12": (check_meanclf_lemma12, {}, "6 losses × 3 σ × 50 Q; 3 robust losses on a grid",
+                                 {"ℓ_σ built for 1.1σ": dict(rate_factor=1.1), "σC term deleted": dict(drop="−σC/(1−2σ)")}),
+    "Mean classifier Theorem 13": (check_meanclf_thm13, {}, "9 losses, 20,000 pairs (Q, Q'), σ ~ U[0.01, 0.49]",
+                                   {"difference instead of sum": dict(form="difference")}),
+    "Mean classifier Theorem 14": (check_meanclf_thm14, {}, "7 convex losses + 30 random λyv + g(y)",
+                                   {"g constant": dict(form="g_constant")}),
+    "Mean classifier Theorem 15": (check_meanclf_thm15, {}, "weighted linear loss, 4 rate pairs, 121 scores",
+                                   {"SLN denominator 1 − 2σ₁": dict(form="sln")}),
+    "Mean classifier Theorem 16": (check_meanclf_thm16, {}, "40 atoms, 200 f, 3 (α, β), linear / sigmoid / ramp",
+                                   {"(α+β)C/2 deleted": dict(drop="(α+β)C/2"), "hinge (not robust)": dict(losses=(("hinge", 2.0),))}),
+    "Mean classifier Theorem 17": (check_meanclf_thm17, {}, "300 trials × 2 losses, 20 atoms, |F| = 200",
+                                   {"F ⊆ [−3, 3]^M (ℓ < 0)": dict(f_range=3.0),
+                                    "without 1/min(1−2σ)": dict(drop="ℓ(P,f*)·(1/min(1−2σ) − 1)")}),
+    "Mean classifier Lemma 18": (check_meanclf_lemma18, {}, "k = 5 in ℝ⁶, random and aligned errors",
+                                 {"bound × 0.9": dict(scale=0.9)}),
+    "Mean classifier Lemma 23": (check_meanclf_lemma23, {}, "hinge vs 7 losses, 10⁴ pairs (Q, Q')",
+                                 {"a ≠ 0 suffices": dict(form="any_a")}),
+})
 
 # %% ../nbs/80_theory.ipynb #c474f62f
 CHECKS_MORE_B = {}   # (name -> (check, kwargs, test bed, mutations)) for the results of this section
