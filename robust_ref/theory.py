@@ -29,7 +29,8 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_meanclf_thm5', 'check_meanclf_eq34', 'check_meanclf_kde', 'check_meanclf_thm6_sample',
            'check_meanclf_thm21_mc', 'check_meanclf_lemma7', 'check_meanclf_thm8', 'check_meanclf_thm13',
            'check_meanclf_lemma12', 'check_meanclf_lemma23', 'check_meanclf_thm14', 'check_meanclf_thm15',
-           'check_meanclf_thm16', 'check_meanclf_thm17', 'check_meanclf_lemma18', 'summary_table']
+           'check_meanclf_thm16', 'check_meanclf_thm17', 'check_meanclf_lemma18', 'check_meanclf_thm22',
+           'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1166,7 +1167,7 @@ def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0
 # %% ../nbs/80_theory.ipynb #8de14f40
 CHECKS_MORE_A = {}   # (name -> (check, kwargs, test bed, mutations)) for the results of this section
 
-# %% ../nbs/80_theory.ipynb #2a1496ca
+# %% ../nbs/80_theory.ipynb #42c9facb
 def check_alpha_prop1(alphas=(0.3, 0.5, 0.77, 1.0, 1.44, 2.0, 3.0, 10.0, np.inf), # α values (≤ 1: convex; > 1: quasi-convex)
                       zs=tuple(np.linspace(-50.0, 50.0, 2001)), # margins
                       form: str = "stated", # "stated"; "convex_all": convexity claimed for every α (the plausible misreading)
@@ -1187,22 +1188,24 @@ def check_alpha_prop1(alphas=(0.3, 0.5, 0.77, 1.0, 1.44, 2.0, 3.0, 10.0, np.inf)
     q = np.asarray(q)
     return _check(f"α-loss Proposition 1 ({form})", labels, q, {"0": np.zeros(len(q))}, scale, drop, factors, tol=0.0)
 
-def check_alpha_lemma2(part: str = "6", # "6": B > 0 iff x > α ln N (the sign change); "1-2": monotone iff α ≤ 1; "3": the α → ∞ limit
+def check_alpha_lemma2(part: str = "6", # "6": B > 0 iff x > α ln N (the sign change); "1-2": monotone iff α ≤ 1; "3": the α → ∞ limit; "4-5": tails 0± for α > 1
                        alphas=(0.3, 0.5, 1.0, 1.1, 2.0, 3.0, 10.0), # α values (finite)
                        Ns=(2.0, 4.0, 9.0), # N = 1/p − 1 > 1
-                       form: str = "stated", # "6": "no_alpha" (root at ln N); "1-2": "monotone_all"; "3": "sign_flipped" (σ'(x)(N − 1))
+                       form: str = "stated", # "6": "no_alpha" (root at ln N); "1-2": "monotone_all"; "3": "sign_flipped" (σ'(x)(N − 1)); "4-5": "all_alpha"
                        scale: float = 1.0, drop=(), factors=None, # mutation
                       ) -> BoundCheck:
     """α-loss Lemma 2 on B^α_N(x) = N l̃'(x) − l̃'(−x) (`alpha_loss.B_alpha`), on x ∈ [−60, 60]:
     (6) the unique sign change is at α ln N (found by Brent's method, to 1e-9; the grid of 120,001 points must agree
     with sign(x − α ln N) everywhere); (1)–(2) B is non-decreasing for α ≤ 1 and not for α > 1 (quantity −min ΔB for
-    the α claimed monotone, min ΔB for the others; both ≤ 0); (3) at α = 10⁸, B equals σ'(x)(1 − N) to 1e-7 (on every 100th grid point).
-    Term: `claimed value`."""
+    the α claimed monotone, min ΔB for the others; both ≤ 0); (3) at α = 10⁸, B equals σ'(x)(1 − N) to 1e-7 (on every 100th grid point);
+    (4)–(5) for α > 1 the tails tend to 0⁺ (x → ∞) and 0⁻ (x → −∞), like e^{−(1−1/α)|x|}: 0 < B(200) ≤ 10⁻⁶ and
+    −10⁻⁶ ≤ B(−200) < 0 (for α ≤ 1 they diverge or tend to 1, so `form="all_alpha"` fails). Term: `claimed value`."""
     from scipy.optimize import brentq
     from scipy.special import expit
     from robust_ref.alpha_loss import B_alpha
-    ok = {"6": ("stated", "no_alpha"), "1-2": ("stated", "monotone_all"), "3": ("stated", "sign_flipped")}
-    if part not in ok: raise ValueError(f"part must be '6', '1-2' or '3'; got {part!r}.")
+    ok = {"6": ("stated", "no_alpha"), "1-2": ("stated", "monotone_all"), "3": ("stated", "sign_flipped"),
+          "4-5": ("stated", "all_alpha")}
+    if part not in ok: raise ValueError(f"part must be '6', '1-2', '3' or '4-5'; got {part!r}.")
     if form not in ok[part]: raise ValueError(f"form must be one of {ok[part]} for part {part!r}; got {form!r}.")
     x = np.linspace(-60.0, 60.0, 120_001)
     labels, q, t, tol = [], [], [], []
@@ -1213,6 +1216,12 @@ def check_alpha_lemma2(part: str = "6", # "6": B > 0 iff x > α ln N (the sign c
             tol.extend(np.full(len(x3), 1e-7)); labels.extend(f"N={N:g} x={v:.1f}" for v in x3)
             continue
         for a in alphas:
+            if part == "4-5":
+                if a <= 1 and form == "stated": continue
+                hi, lo = (float(v) for v in B_alpha(np.array([200.0, -200.0]), a, N))
+                for lab, v, c in (("B(200)", hi, 1e-6), ("−B(200)", -hi, 0.0), ("−B(−200)", -lo, 1e-6), ("B(−200)", lo, 0.0)):
+                    labels.append(f"α={a:g} N={N:g} {lab}"); q.append(v); t.append(c); tol.append(0.0)
+                continue
             B = B_alpha(x, a, N)
             if part == "6":
                 root = brentq(lambda v: float(B_alpha(np.array([v]), a, N)[0]), -60.0, 60.0, xtol=1e-13)
@@ -1225,9 +1234,9 @@ def check_alpha_lemma2(part: str = "6", # "6": B > 0 iff x > α ln N (the sign c
                 mono = a <= 1 or form == "monotone_all"
                 labels.append(f"α={a:g} N={N:g} {'−min ΔB' if mono else 'min ΔB'}")
                 q.append(float(-dB.min() if mono else dB.min())); t.append(0.0); tol.append(1e-15 if mono else 0.0)
-    name = {"6": "(6)", "1-2": "(1)–(2)", "3": "(3)"}[part]
+    name = {"6": "(6)", "1-2": "(1)–(2)", "3": "(3)", "4-5": "(4)–(5)"}[part]
     return _check(f"α-loss Lemma 2 {name} ({form})", labels, q, {"claimed value": t}, scale, drop, factors,
-                  sense="<=" if part == "1-2" else "=", tol=np.array(tol))
+                  sense="<=" if part in ("1-2", "4-5") else "=", tol=np.array(tol))
 
 def check_alpha_thm1(alphas_good=(2.0, 3.0, 5.0, 10.0), # α > 1 where the good optimum is reached (global for α ≥ 2 at N = 2)
                      alphas_convex=(0.5, 0.75, 0.9, 1.0), # α ≤ 1 (convex: the unique minimum)
@@ -1444,7 +1453,7 @@ def check_trees_lemma7(mus=(0.0, 0.5, float(np.log(2)), 2.0), # NE parameters μ
     return _check(f"Robust trees Lemma 7 ({form})", labels, q, {"F_Z": t}, scale, drop, factors, sense="=",
                   tol=np.array(tol))
 
-# %% ../nbs/80_theory.ipynb #4189e18b
+# %% ../nbs/80_theory.ipynb #c882d331
 def _finite_P(M, random_state, d=2, deterministic=False):
     "Atoms x_j ~ U[−1, 1]^d, masses Dirichlet(1), η ~ U[0, 1] (or deterministic η = [x₁ + 0.2x₂ > 0]): (X, p₊, p₋)."
     rng = np.random.default_rng(random_state)
@@ -1994,7 +2003,31 @@ def check_meanclf_lemma18(k: int = 5, D: int = 6, n_random: int = 200, # parts, 
         q.append(float(np.linalg.norm(lam @ W - lam @ Wt))); labels.append(f"{'random' if i < n_random else 'aligned'} #{i}")
     return _check("Mean classifier Lemma 18", labels, q, {"ε": np.full(len(q), eps)}, scale, drop, factors, tol=1e-12)
 
-# %% ../nbs/80_theory.ipynb #c591ae54
+def check_meanclf_thm22(dims=(5, 20, 50, 200), # S = the d + 1 vertices of a regular d-simplex of circumradius 1
+                        ms=(2, 4), # sparsity m (even)
+                        scale: float = 1.0, drop=(), factors=None, # mutation
+                       ) -> BoundCheck:
+    """Mean classifier Theorem 22 on a test bed where both sides are exact: S = the vertices v_i = (e_i − 𝟙/(d+1))/‖·‖
+    of a regular simplex in ℝ^{d+1} (circumradius 1) and ω = its centroid 0 ∈ co(S). Left side: the best m-sparse
+    approximation, min over m-subsets of dist(ω, co(subset)); by symmetry every subset gives the same, the distance to
+    the centroid of m vertices (its projection: the face is regular). Right side √2 ε_{m/2}(S)/√m with the entropy
+    number ε_k(S) exact: any cover by k balls puts s = ⌈(d+1)/k⌉ vertices in one ball, whose radius is then at least the
+    circumradius of s vertices (the smallest ball containing a regular face is its circumscribed one), and the balanced
+    partition attains it. The ratio tends to 1/√2 as d grows (0.705 at d = 200, m = 2), so the bound × 0.7 fails.
+    Term: `√2 ε_{m/2}/√m`."""
+    labels, q, t = [], [], []
+    for d in dims:
+        V = np.eye(d + 1) - 1.0 / (d + 1); V /= np.linalg.norm(V[0])
+        for m in ms:
+            if m % 2 or m > d + 1: raise ValueError(f"m must be even and at most |S| = d + 1; got m={m}, d={d}.")
+            s = -(-(d + 1) // (m // 2))
+            face = V[:s]
+            eps = float(np.max(np.linalg.norm(face - face.mean(0), axis=1)))
+            q.append(float(np.linalg.norm(V[:m].mean(0)))); t.append(np.sqrt(2) * eps / np.sqrt(m))
+            labels.append(f"d={d} m={m}")
+    return _check("Mean classifier Theorem 22", labels, q, {"√2 ε_{m/2}/√m": t}, scale, drop, factors, tol=1e-12)
+
+# %% ../nbs/80_theory.ipynb #fd9a7d68
 _FAIL_PRINTED = {"printed '='": dict(form="printed")}
 CHECKS_MORE_A.update({
     "α-loss Proposition 1": (check_alpha_prop1, {}, "9 α in [0.3, ∞], 2,001 margins in [−50, 50]",
@@ -2005,6 +2038,8 @@ CHECKS_MORE_A.update({
                                {"monotone claimed for every α": dict(form="monotone_all")}),
     "α-loss Lemma 2 (3)": (check_alpha_lemma2, dict(part="3"), "α = 10⁸, N ∈ {2, 4, 9}, 1,201 points",
                            {"σ'(x)(N − 1)": dict(form="sign_flipped"), "× 0.9": dict(scale=0.9)}),
+    "α-loss Lemma 2 (4)–(5)": (check_alpha_lemma2, dict(part="4-5"), "α ∈ {1.1, 2, 3, 10}, N ∈ {2, 4, 9}, B(±200)",
+                               {"claimed for every α": dict(form="all_alpha")}),
     "α-loss Theorem 1": (check_alpha_thm1, {}, "2-D Long–Servedio, N = 2, γ = 1/20, α ∈ {½, ¾, 0.9, 1, 2, 3, 5, 10}",
                          {"θ₁ = ln N/γ": dict(form="no_alpha"), "θ₁ = α ln(1/p)/γ": dict(form="log_inv_p"),
                           "perfect accuracy for α ≤ 1": dict(form="perfect_convex")}),
@@ -2061,6 +2096,8 @@ CHECKS_MORE_A.update({
                                  {"bound × 0.9": dict(scale=0.9)}),
     "Mean classifier Lemma 23": (check_meanclf_lemma23, {}, "hinge vs 7 losses, 10⁴ pairs (Q, Q')",
                                  {"a ≠ 0 suffices": dict(form="any_a")}),
+    "Mean classifier Theorem 22": (check_meanclf_thm22, {}, "regular d-simplex, ω = centroid, d ≤ 200, m ∈ {2, 4}: both sides exact",
+                                   {"bound × 0.7": dict(scale=0.7)}),
 })
 
 # %% ../nbs/80_theory.ipynb #c474f62f

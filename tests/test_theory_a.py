@@ -158,3 +158,21 @@ def test_meanclf_kde_uses_an_independent_density_estimator():
 def test_meanclf_bad_forms(fn, bad):
     with pytest.raises(ValueError, match="must be"):
         fn(**bad)
+
+
+def test_meanclf_thm22_regular_tetrahedron_by_hand():
+    # d = 3, circumradius 1: edge² = 2(d+1)/d = 8/3; centroid to edge midpoint √(1 − 2/3) = √(1/3); ε₁ = 1 (the
+    # circumscribed ball); m = 4 uses all vertices (distance 0), ε₂ = half an edge = √(8/3)/2
+    c = th.check_meanclf_thm22(dims=(3,), ms=(2, 4))
+    assert c.quantity == pytest.approx([np.sqrt(1 / 3), 0.0], abs=1e-12)
+    assert c.bound == pytest.approx([1.0, np.sqrt(2) * np.sqrt(8 / 3) / 2 / 2], rel=1e-12)
+    assert 0.70 < float(np.max(th.check_meanclf_thm22().quantity / th.check_meanclf_thm22().bound)) < 0.71
+    with pytest.raises(ValueError, match="m must be even"):
+        th.check_meanclf_thm22(ms=(3,))
+
+
+def test_alpha_lemma2_tails_by_hand():
+    # α = 2, N = 2: B(x) = σ'(x)(σ(−x)^{−½} − 2σ(x)^{−½}); at x = 200 this is ≈ e^{−200}·e^{100} = e^{−100}
+    c = th.check_alpha_lemma2("4-5", alphas=(2.0,), Ns=(2.0,))
+    assert c.ok and c.quantity[0] == pytest.approx(np.exp(-100.0), rel=1e-6)
+    assert not th.check_alpha_lemma2("4-5", alphas=(1.0,), Ns=(2.0,), form="all_alpha").ok   # α = 1: B(200) → 1
