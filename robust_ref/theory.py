@@ -1371,7 +1371,7 @@ def check_rmboost_consistency(ns=(10**4, 10**4.5, 10**5, 10**5.5), # sample size
                   [f"mean excess risk {np.round(excess, 5).tolist()}"], [slope], {"rate −½": [-0.5]}, scale, drop,
                   factors, tol=0.0)
 
-# %% ../nbs/80_theory.ipynb #c2d1d4ca
+# %% ../nbs/80_theory.ipynb #0c20e1e6
 def _sym_grid(half_width, step) -> np.ndarray:
     "An exactly symmetric grid (v[::-1] == −v) of the given step on [−half_width, half_width], containing 0."
     w = step * np.arange(1, int(round(half_width / step)) + 1)
@@ -1430,7 +1430,7 @@ def _g_inverse(L, s):
     "g⁻¹(s) for g(v) = φ'(v)/φ'(−v) on (0, ∞), by Brent's method on log g (Lemma 2's map, inverted numerically)."
     from scipy.optimize import brentq
     lg = lambda v: float(np.log(L.d1(np.array(v)) / L.d1(-np.array(v))))
-    return brentq(lambda v: lg(v) - np.log(s), 1e-12, 200.0, xtol=1e-14, rtol=1e-14)
+    return brentq(lambda v: lg(v) - np.log(s), 1e-12, 50.0, xtol=1e-14, rtol=1e-14)
 
 def check_archboost_lemma2(losses=("two_robust", "savage", GammaRobustLoss(1.5)), # non-convex, g a decreasing bijection
                            alphas=_ARCH_ALPHAS, # α of C_α
