@@ -117,3 +117,15 @@ def test_archboost_thm3_far_point_is_half_over_lambda():
 def test_archboost_thm1_bad_form():
     with pytest.raises(ValueError, match="form must be 'stated', 'clipped_p' or 'unweighted'"):
         th.check_archboost_thm1_margin(form="clipped")
+
+
+def test_archboost_lemma7_fits_worst_case_by_hand():
+    from robust_ref.losses import TwoRobustLoss
+    phi = TwoRobustLoss()
+    c = th.check_archboost_lemma7_fits(zetas=(2.0,))
+    i = c.labels.index("worst case: sample at −60, population at +60, ζ=2")
+    f = lambda v: float(phi(np.array([v]))[0])
+    assert c.quantity[i] == pytest.approx((f(-60) - f(-2)) + (f(2) - f(60)), rel=1e-12)
+    assert c.quantity[i] == pytest.approx(4 - 4 / (1 + np.exp(-2.0))**2 + 4 / (1 + np.exp(2.0))**2, rel=1e-9)
+    fit = [l.startswith("ARB-2") for l in c.labels]
+    assert np.all(c.quantity[fit] < 0.05)
