@@ -27,7 +27,7 @@ __all__ = ['RMBOOST_TABLE4_COLUMNS', 'TREES_THM4_CASES', 'MEANCLF_THM3_CASES', '
            'check_rmboost_lemma6a', 'check_rmboost_lemma6b', 'check_rmboost_lemma7', 'rmboost_margin_world',
            'check_rmboost_consistency', 'check_archboost_lemma1', 'check_archboost_lemma2', 'check_archboost_lemma3',
            'check_archboost_eq18_G', 'check_archboost_lemma4', 'check_archboost_thm3', 'check_archboost_thm1_margin',
-           'check_archboost_thm1_descent', 'check_archboost_lemma7_fits', 'summary_table']
+           'check_archboost_thm1_descent', 'check_archboost_thm1_theta', 'check_archboost_lemma7_fits', 'summary_table']
 
 # %% ../nbs/80_theory.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -1648,6 +1648,31 @@ def check_archboost_thm1_descent(losses=("two_robust", GammaRobustLoss(1.5), "ex
     return _check(f"Arch Boost Theorem 1(i) (step {step})", labels, q, {"0": np.zeros(len(q))}, scale, drop, factors,
                   tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #462a0a9a
+def check_archboost_thm1_theta(losses=("exponential", "logistic", "two_robust", "savage", GammaRobustLoss(3.0), "squared", "squared_hinge"),
+                               form: str = "stated", # "stated"; "C_is_p": least squares with C = p_w in place of 2p_w − 1 (a slip in Table 2's C)
+                               scale: float = 1.0, drop=(), factors=None, # mutation (of the bound 0)
+                              ) -> BoundCheck:
+    """Arch Boost Theorem 1(iii): for every Arch loss the solution h of (13) is θ(p_w) with θ strictly increasing and
+    θ(½) = 0 (Table 4), at every current score F (least squares: F ∈ (−1, 1)). On a grid of 999 p_w per F, two
+    instances per (loss, F): −min_p (p − ½)h(p) ≤ 0 (the sign of p − ½; 0 at p = ½) and −min Δh ≤ 0 (strictly
+    increasing: the smallest step must be positive). h from `arch_hypothesis` of chapter 50 (closed forms, compared
+    with root finding there). With C = p_w for least squares, h > 0 for p_w < ½ and the check fails. Term: `0`."""
+    from robust_ref.archboost import arch_hypothesis
+    from robust_ref.losses import get_loss
+    if form not in ("stated", "C_is_p"): raise ValueError(f"form must be 'stated' or 'C_is_p'; got {form!r}.")
+    pw = np.linspace(0.001, 0.999, 999)
+    labels, q = [], []
+    for name in losses:
+        L = get_loss(name)
+        ls = L.name.startswith("squared")
+        for F in (np.linspace(-0.99, 0.99, 11) if ls else np.linspace(-5, 5, 11)):
+            h = (pw * (1 - F * F) / (1 + pw * F)) if (ls and form == "C_is_p") else arch_hypothesis(L, F, pw, clip=0)
+            labels += [f"{L!r} F={F:.3g}: sign", f"{L!r} F={F:.3g}: increasing"]
+            q += [-float(np.min((pw - 0.5) * h)), -float(np.min(np.diff(h))) + 0.0]
+    q = np.array(q)
+    return _check(f"Arch Boost Theorem 1(iii) ({form})", labels, q, {"0": np.zeros(len(q))}, scale, drop, factors, tol=0.0)
+
 # %% ../nbs/80_theory.ipynb #9a4421a8
 def check_archboost_lemma7_fits(ns=(500,), # training sizes of the ARB-2 fits (T_n = ⌊n^0.7⌋, step ½, stumps)
                                 zetas=(0.5, 1.0, 2.0, 4.0, 8.0, 16.0), # clipping levels ζ
@@ -1687,7 +1712,7 @@ def check_archboost_lemma7_fits(ns=(500,), # training sizes of the ARB-2 fits (T
     return _check("Arch Boost Lemma 7 (ARB-2 fits)", labels, q, {"φ(ζ)": tp, "4 − φ(−ζ)": tm}, scale, drop, factors,
                   tol=1e-12)
 
-# %% ../nbs/80_theory.ipynb #90f3cff5
+# %% ../nbs/80_theory.ipynb #517a7afe
 CHECKS_MORE_B.update({
     "RMBoost Lemma 5": (check_rmboost_lemma5, {}, "FiniteWorld m=40, 2 τ × 2 λ × 4 rules, two independent LPs",
                         {"bound × 0.9": dict(scale=0.9), "λ‖μ‖₁ dropped": dict(drop="λ‖μ‖₁"), "sup dropped": dict(drop="sup")}),
@@ -1719,6 +1744,8 @@ CHECKS_MORE_B.update({
                               "√(φ(0)/λ) deleted": dict(drop="√(φ(0)/λ)")}),
     "Arch Boost Theorem 1(ii)": (check_archboost_thm1_margin, {}, "Hastie 200, 15% t(4), 4 losses × 15 line-search rounds",
                                  {"clipped p̃ in (2p−1)": dict(form="clipped_p"), "leaf counts for W_j": dict(form="unweighted")}),
+    "Arch Boost Theorem 1(iii)": (check_archboost_thm1_theta, {}, "7 Arch losses × 11 scores F × 999 p_w",
+                                  {"least squares with C = p_w": dict(form="C_is_p")}),
     "Arch Boost Lemma 7 (ARB-2 fits)": (check_archboost_lemma7_fits, {}, "ARB-2, n = 500, ζ ∈ [½, 16], and the worst-case sample",
                                         {"bound × 0.9": dict(scale=0.9), "φ(ζ) only": dict(drop="4 − φ(−ζ)")}),
     "Arch Boost Theorem 1(i)": (check_archboost_thm1_descent, {}, "same runs: μ̂ > 0 and monotone risk",

@@ -129,3 +129,14 @@ def test_archboost_lemma7_fits_worst_case_by_hand():
     assert c.quantity[i] == pytest.approx(4 - 4 / (1 + np.exp(-2.0))**2 + 4 / (1 + np.exp(2.0))**2, rel=1e-9)
     fit = [l.startswith("ARB-2") for l in c.labels]
     assert np.all(c.quantity[fit] < 0.05)
+
+
+def test_archboost_thm1_theta_least_squares_by_hand():
+    # least squares at F = 0: h = C = 2p − 1 (Table 2), so h(0.25) = −0.5 and the C = p slip gives +0.25
+    from robust_ref.archboost import arch_hypothesis
+    assert float(arch_hypothesis("squared", 0.0, 0.25, clip=0)) == pytest.approx(-0.5, abs=1e-12)
+    assert th.check_archboost_thm1_theta(losses=("squared",)).ok
+    assert not th.check_archboost_thm1_theta(losses=("squared",), form="C_is_p").ok
+    assert th.check_archboost_thm1_theta(losses=("logistic",), form="C_is_p").ok      # the slip only concerns least squares
+    with pytest.raises(ValueError, match="form must be 'stated' or 'C_is_p'"):
+        th.check_archboost_thm1_theta(form="C")
