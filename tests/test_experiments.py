@@ -1,6 +1,7 @@
 """robust_ref.experiments: the protocol of a task, bit-identical serial/joblib/Dask runs, the resumable store, grid files, summaries."""
 import json
 import sys
+from pathlib import Path
 import time
 import warnings
 
@@ -16,6 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robust_ref.experiments as E
+from robust_ref.experiments import grid as G, registry as REG, run as RUN, store as STORE
 from robust_ref.core import derive_seed
 from robust_ref.datasets import load_dataset
 from robust_ref.noise import flip_class_conditional
@@ -74,9 +76,9 @@ def test_rate_zero_is_one_clean_cell_for_all_noise_models():
 
 def test_results_do_not_depend_on_execution_order():
     tasks = tiny_grid(methods=["tree", E.get_method("forest", quick=True)]).tasks()
-    E._CACHE.clear()
+    RUN._CACHE.clear()
     forward = pd.DataFrame([E.run_task(t) for t in tasks])
-    E._CACHE.clear()
+    RUN._CACHE.clear()
     backward = pd.DataFrame([E.run_task(t) for t in reversed(tasks)]).iloc[::-1].reset_index(drop=True)
     pd.testing.assert_frame_equal(forward[STABLE[:-1]], backward[STABLE[:-1]], check_exact=True)
 
@@ -177,7 +179,7 @@ def test_folder_of_another_grid_is_refused_unless_forced(tmp_path):
 
 
 def test_csv_when_pyarrow_is_absent(tmp_path, monkeypatch):
-    monkeypatch.setattr(E, "_has_pyarrow", lambda: False)
+    monkeypatch.setattr(STORE, "_has_pyarrow", lambda: False)
     df = E.run_grid(tiny_grid(), tmp_path / "r", backend="serial", progress=False)
     csv = pd.read_csv(tmp_path / "r" / "results.csv")
     assert not (tmp_path / "r" / "results.parquet").exists()
@@ -187,7 +189,15 @@ def test_csv_when_pyarrow_is_absent(tmp_path, monkeypatch):
 def test_progress_bar_shows_done_and_total(tmp_path, capsys):
     grid = tiny_grid()
     E.run_grid(grid, tmp_path / "r", backend="serial", progress=True)
-    assert f"{len(grid)}/{len(grid)}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{len(grid)}/{len(grid)}" in err
+    import re
+    assert re.search(r"\[\d\d:\d\d<\d\d:\d\d", err), err    # elapsed<remaining: the ETA
+    log = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
+    (tmp_path / "r" / "results.jsonl").write_text("\n".join(log[:-3]) + "\n")
+    E.run_grid(grid, tmp_path / "r", backend="serial", progress=True)
+    err = capsys.readouterr().err
+    assert f"{len(grid) - 3}/{len(grid)}" in err and f"{len(grid)}/{len(grid)}" in err   # a resumed run counts what is done
 
 
 # ---------------------------------------------------------------- the store cannot be bricked
@@ -205,7 +215,8 @@ def test_damaged_lines_are_quarantined_and_their_tasks_rerun(tmp_path):
     with pytest.warns(RuntimeWarning, match=r"3 damaged line\(s\) moved to .*results.quarantine.jsonl \(line 2: .*line 4: .*"
                                             r"line 6: a row without a task_id\); their tasks are run again"):
         again = E.run_grid(grid, out, backend="serial", progress=False)
-    assert again.attrs == dict(new=3, already_done=5, quarantined=3)
+    assert {k: again.attrs[k] for k in ('new', 'already_done', 'quarantined')} == dict(new=3, already_done=5, quarantined=3)
+    assert again.attrs['wall_seconds'] > 0
     assert set(again.task_id[again.run_id == "run2"]) == set(lost)
     pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
     kept = [json.loads(l) for l in (out / "results.quarantine.jsonl").read_text().splitlines()]
@@ -277,7 +288,7 @@ print(df.attrs["new"], df.attrs["already_done"])
 def test_a_killed_or_interrupted_run_loses_nothing(tmp_path, sig):
     import os, signal, subprocess
     script = tmp_path / "kill.py"; script.write_text(KILL_SCRIPT)
-    env = dict(os.environ, PYTHONPATH=str(E.Path(E.__file__).resolve().parent.parent))
+    env = dict(os.environ, PYTHONPATH=str(Path(E.__file__).resolve().parents[2]))
     out, log = tmp_path / "killed", tmp_path / "killed" / "results.jsonl"
     proc = subprocess.Popen([sys.executable, str(script), str(out), "0.4"], env=env, stderr=subprocess.PIPE)
     t0 = time.time()
@@ -329,7 +340,7 @@ def test_bad_methods_and_runner_arguments():
 
 def test_registry_lists_every_method_and_explains_the_missing():
     table = E.list_methods()
-    assert set(table.index) == set(E._REGISTRY)
+    assert set(table.index) == set(REG._REGISTRY)
     for name in table.index[table.available]:
         est = E.get_method(name).build(0)
         assert hasattr(est, "fit") and hasattr(est, "predict")
@@ -571,9 +582,9 @@ class Rounds(ClassifierMixin, BaseEstimator):
 
 
 def test_quick_settings_use_the_estimators_own_round_parameter():
-    assert E._adapt_quick(Rounds(), {"n_estimators": 20, "max_leaf_nodes": 4}) == {"n_rounds": 20}
-    assert E._adapt_quick(HistGradientBoostingClassifier(), {"n_estimators": 20}) == {"max_iter": 20}
-    assert E._adapt_quick(DecisionTreeClassifier(), {"n_estimators": 20}) == {}
+    assert REG._adapt_quick(Rounds(), {"n_estimators": 20, "max_leaf_nodes": 4}) == {"n_rounds": 20}
+    assert REG._adapt_quick(HistGradientBoostingClassifier(), {"n_estimators": 20}) == {"max_iter": 20}
+    assert REG._adapt_quick(DecisionTreeClassifier(), {"n_estimators": 20}) == {}
     assert E.get_method("logistic", C=0.5).params == {"logisticregression__C": 0.5}   # routed to the pipeline's last step
     assert E.get_method("logistic").describe()["estimator"].endswith("StandardScaler + sklearn.linear_model._logistic.LogisticRegression")
 
@@ -641,3 +652,196 @@ def test_a_folder_written_before_rows_named_their_grid_still_reads_and_resumes(t
     assert again.attrs["new"] == 2 and again.attrs["already_done"] == 6
     pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
     assert all(json.loads(l)["grid"] == grid.fingerprint() for l in (out / "results.jsonl").read_text().splitlines())
+
+
+# ---------------------------------------------------------------- the package split
+
+NAMES_BEFORE_SPLIT = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier',
+                      'available_methods', 'list_methods', 'get_method', 'Task', 'method_figures', 'run_task', 'Grid',
+                      'validate_method', 'read_grid', 'example_grids', 'example_grid', 'versions', 'ResultStore',
+                      'load_results', 'run_grid', 'failures', 'summarise', 'error_table', 'average_ranks', 'degradation',
+                      'fit_times', 'plot_error_curves', 'plot_tradeoff', 'report']   # __all__ of experiments.py at 2479743
+
+
+def test_every_public_name_of_the_old_module_imports_from_the_package():
+    import importlib
+    mod = importlib.import_module("robust_ref.experiments")
+    missing = [n for n in NAMES_BEFORE_SPLIT if not hasattr(mod, n)]
+    assert not missing, missing
+    assert set(NAMES_BEFORE_SPLIT) <= set(mod.__all__)
+    ns = {}
+    exec("from robust_ref.experiments import *", ns)
+    assert set(NAMES_BEFORE_SPLIT) <= set(ns)
+    assert E.run_task is RUN.run_task and E.Grid is G.Grid and E.ResultStore is STORE.ResultStore   # one object, not copies
+
+
+def test_rows_unchanged_by_the_package_split():
+    "The rows that the single-module runner computed (tests/data, commit 2479743) are recomputed bit for bit: keys, ids, seeds, values."
+    frozen = json.loads((Path(__file__).parent / "data" / "experiments_rows_before_split.json").read_text())
+    grid = E.Grid(["sonar"], ["logistic", "tree", E.get_method("adaboost", quick=True), E.get_method("gbdt_quad", quick=True)],
+                  noise=["uniform", "adversarial"], rates=[0, 0.1], seeds=2, name="frozen")
+    assert grid.spec() == frozen["spec"]
+    assert grid.fingerprint() == frozen["fingerprint"]   # an old results folder is still this grid's
+    df = E.run_grid(grid, backend="serial", progress=False)
+    assert len(df) == len(frozen["rows"]) == 24
+    for old, row in zip(frozen["rows"], df.to_dict("records")):
+        for k, v in old.items():
+            got = row[k]
+            if v is None: assert got is None or got != got, (k, got)     # NaN stored as null
+            else: assert got == v, (old["task_id"], k, got, v)          # exact, floats included
+    assert list(df.task_id) == [r["task_id"] for r in frozen["rows"]]
+
+
+# ---------------------------------------------------------------- training-row caps and generated datasets
+
+def test_max_train_subsamples_the_training_part_after_the_split():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from robust_ref.noise import flip_uniform
+    capped = E.Grid(["sonar"], ["logistic"], rates=[0.2], seeds=2, max_train={"sonar": 60}, name="cap")
+    plain = E.Grid(["sonar"], ["logistic"], rates=[0.2], seeds=2, name="cap")
+    assert "max_train" not in plain.spec() and capped.spec()["max_train"] == {"sonar": 60}
+    assert "training rows capped: sonar 60" in repr(capped)
+    for tc, tp in zip(capped.tasks(), plain.tasks()):
+        assert tc.key == tp.key + (("max_train", 60),) and tc.task_id != tp.task_id
+        sc, sp = tc.seeds(), tp.seeds()
+        assert sc["split"] == sp["split"] and sc["noise"] != sp["noise"] and "subsample" not in sp
+        Xc, Xtc, yc, _, ytc = RUN._data(tc)
+        Xp, Xtp, yp, _, ytp = RUN._data(tp)
+        assert len(yc) == 60 and len(yp) == 156
+        np.testing.assert_array_equal(Xtc, Xtp); np.testing.assert_array_equal(ytc, ytp)   # the same test part
+        rows_p = {r.tobytes() for r in Xp}
+        assert all(r.tobytes() in rows_p for r in Xc)                                       # a subset of the training part
+    # the protocol by hand: split, uniform subsample of the training part, noise on it, fit, clean test error
+    task = capped.tasks()[1]
+    X, y = load_dataset("sonar", return_X_y=True, missing="impute")
+    s = task.seeds()
+    tr, te = next(StratifiedShuffleSplit(n_splits=1, test_size=0.25, random_state=s["split"]).split(X, y))
+    tr = np.sort(np.random.default_rng(s["subsample"]).choice(tr, size=60, replace=False))
+    y_noisy = flip_uniform(y[tr], 0.2, random_state=s["noise"]).y
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[tr], y_noisy)
+    row = E.run_task(task)
+    assert row["n_train"] == 60 and row["flip_fraction"] == 12 / 60
+    assert row["test_error"] == np.mean(model.predict(X[te]) != y[te])
+    # a cap at or above the training size keeps every row
+    assert E.run_task(E.Grid(["sonar"], ["tree"], max_train=10_000).tasks()[0])["n_train"] == 156
+
+
+@pytest.mark.parametrize("max_train, match", [({"sonr": 50}, "did you mean 'sonar'"), (1, "int >= 2"),
+                                              ({"sonar": 2.5}, "int >= 2"), (True, "int >= 2")])
+def test_max_train_bad_input(max_train, match):
+    with pytest.raises(ValueError, match=match):
+        E.Grid(["sonar"], ["tree"], max_train=max_train)
+
+
+def test_max_train_and_generated_datasets_in_a_grid_file(tmp_path):
+    f = tmp_path / "g.toml"
+    f.write_text('name = "g"\nrates = [0.0, 0.1]\nmax_train = {sonar = 50}\nmethods = ["tree"]\n\n'
+                 '[datasets.sonar]\n\n[datasets.ls]\ngenerator = "long_servedio"\nn = 300\nversion = "2d"\n')
+    g = E.read_grid(f)
+    assert g.max_train == {"sonar": 50} and list(g.datasets) == ["sonar", "ls"]
+    assert g.spec()["datasets"] == {"sonar": "bundled:sonar", "ls": "generated:long_servedio(n=300, random_state=0, version='2d')"}
+    assert g.fingerprint() == E.Grid({"sonar": G._Bundled("sonar"), "ls": E.generated_dataset("long_servedio", n=300, version="2d")},
+                                     ["tree"], rates=[0.0, 0.1], max_train={"sonar": 50}, name="g").fingerprint()
+    df = E.run_grid(g, backend="serial", progress=False)
+    assert (df.status == "ok").all() and set(df[df.dataset == "sonar"].n_train) == {50} and set(df[df.dataset == "ls"].n_train) == {225}
+    f.write_text(f.read_text().replace("max_train = {sonar = 50}", "max_train = {sonar = 0}"))
+    with pytest.raises(ValueError, match=r"g.toml:3: key 'max_train'.*int >= 2"):
+        E.read_grid(f)
+    f.write_text('methods = ["tree"]\n[datasets.ls]\ngenerator = "long_servant"\nn = 30\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*did you mean 'long_servedio'"):
+        E.read_grid(f)
+    f.write_text('methods = ["tree"]\n[datasets.ls]\ngenerator = "long_servedio"\nn = 30\nm = 3\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*unexpected keyword argument 'm'; its parameters: n, random_state, version, gamma"):
+        E.read_grid(f)
+    f.write_text('methods = ["tree"]\n[datasets.lss]\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'lss'.*generator = one of long_servedio"):
+        E.read_grid(f)
+
+
+def test_generated_dataset_is_a_fixed_seeded_sample():
+    import pickle
+    a = E.generated_dataset("long_servedio", n=200)
+    b = pickle.loads(pickle.dumps(a))
+    assert a == b and hash(a) == hash(b) and a != E.generated_dataset("long_servedio", n=200, random_state=1)
+    Xa, ya = a(); Xb, yb = b()
+    np.testing.assert_array_equal(Xa, Xb); np.testing.assert_array_equal(ya, yb)
+    from robust_ref.datasets import make_long_servedio
+    X0, y0 = make_long_servedio(200, random_state=0)
+    np.testing.assert_array_equal(Xa, X0); np.testing.assert_array_equal(ya, y0)
+    with pytest.raises(ValueError, match="random_state must be an int >= 0"):
+        E.generated_dataset("long_servedio", n=200, random_state=None)
+    with pytest.raises(ValueError, match="unknown generator 'make_moons'"):
+        E.generated_dataset("make_moons", n=200)
+
+
+# ---------------------------------------------------------------- the contender: confident learning
+
+def test_confident_learning_contenders_wrap_the_books_base_models():
+    from robust_ref.confident_learning import ConfidentLearningClassifier
+    from sklearn.pipeline import Pipeline
+    table = E.list_methods()
+    for name in ("cl_gbdt", "cl_logistic"):
+        assert bool(table.loc[name, "available"]) and table.loc[name, "paper"].startswith("contender: confident learning")
+        assert table.loc[name, "implementation"] == "robust_ref.confident_learning.ConfidentLearningClassifier"
+    est = E.get_method("cl_gbdt", quick=True).build(7)
+    assert isinstance(est, ConfidentLearningClassifier) and est.random_state == 7
+    assert isinstance(est.estimator, HistGradientBoostingClassifier)
+    assert est.estimator.max_iter == 20 and est.estimator.early_stopping is False
+    lr = E.get_method("cl_logistic").build(0).estimator
+    assert isinstance(lr, Pipeline) and [type(s).__name__ for _, s in lr.steps] == ["StandardScaler", "LogisticRegression"]
+    # a task of the grid = confident learning fitted by hand on the task's data with the task's seed
+    grid = E.Grid(["heart"], [E.get_method("cl_gbdt", quick=True)], rates=[0.2], name="cl")
+    task = grid.tasks()[0]
+    row = E.run_task(task)
+    assert row["status"] == "ok", row["error"]
+    X_tr, X_te, _, y_noisy, y_te = RUN._data(task)
+    hand = ConfidentLearningClassifier(HistGradientBoostingClassifier(early_stopping=False, max_iter=20),
+                                       random_state=task.seeds()["fit"]).fit(X_tr, y_noisy)
+    assert row["test_error"] == np.mean(hand.predict(X_te) != y_te)
+    assert hand.n_label_issues_ > 0        # it did drop labels on 20%-noisy heart
+
+
+def test_confident_learning_is_unavailable_without_cleanlab(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "cleanlab", None)    # `import cleanlab` now fails, installed or not
+    table = E.list_methods()
+    for name in ("cl_gbdt", "cl_logistic"):
+        assert not table.loc[name, "available"]
+        assert "pip install robust_ref[cleanlab]" in table.loc[name, "reason"]
+        assert name not in E.available_methods()
+        with pytest.raises(ValueError, match=r"not available in this installation: needs the optional package cleanlab: "
+                                              r"pip install robust_ref\[cleanlab\]"):
+            E.get_method(name)
+    assert bool(table.loc["gbdt", "available"]) and "gbdt" in E.available_methods()   # the rest of the registry is untouched
+    f = tmp_path / "g.toml"
+    f.write_text('datasets = ["heart"]\nmethods = ["tree", "cl_logistic"]\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'cl_logistic'.*pip install robust_ref\[cleanlab\]"):
+        E.read_grid(f)
+
+
+def test_subset_keeps_task_keys_ids_and_seeds():
+    full = E.Grid(["heart", "sonar"], ["tree", "logistic"], noise=["uniform", "one_sided"], rates=[0.0, 0.1, 0.2], seeds=3,
+                  splits=2, max_train={"sonar": 100, "heart": 150}, name="full")
+    part = full.subset(datasets=["sonar"], methods="logistic", noise=["one_sided"], rates=[0.0, 0.2], seeds=[2], splits=1)
+    by_id = {t.task_id: t for t in full.tasks()}
+    tasks = part.tasks()
+    assert len(tasks) == 2 and part.max_train == {"sonar": 100} and part.test_size == full.test_size
+    for t in tasks:
+        assert t.task_id in by_id and by_id[t.task_id].key == t.key and by_id[t.task_id].seeds() == t.seeds()
+    assert [t.key[:6] for t in tasks] == [("sonar", "none", 0.0, "logistic", 2, 0), ("sonar", "one_sided", 0.2, "logistic", 2, 0)]
+    assert len(full.subset()) == len(full)
+    with pytest.raises(ValueError, match="method 'logistc' is not in grid 'full' \\(did you mean 'logistic'\\?\\)"):
+        full.subset(methods=["logistc"])
+    with pytest.raises(ValueError, match="seed 5 is not in grid 'full'"):
+        full.subset(seeds=[5])
+    with pytest.raises(ValueError, match=r"splits must be an int in \[1, 2\]"):
+        full.subset(splits=3)
+
+
+def test_capped_and_generated_grid_is_the_same_on_local_processes():
+    grid = E.Grid(["sonar", ("ls", E.generated_dataset("long_servedio", n=300, version="2d"))], ["tree", "logistic"],
+                  rates=[0.0, 0.2], seeds=2, max_train={"sonar": 80}, name="procs")
+    a = E.run_grid(grid, backend="serial", progress=False)
+    b = E.run_grid(grid, backend="joblib", n_jobs=2, progress=False)
+    assert (a.status == "ok").all() and set(a[a.dataset == "sonar"].n_train) == {80}
+    pd.testing.assert_frame_equal(a[STABLE], b[STABLE], check_exact=True)
