@@ -24,8 +24,8 @@ def test_export_is_in_sync(tmp_path):
     "nbdev_export on the committed notebooks leaves the committed modules byte-identical."
     proj = _copy_project(tmp_path)
     subprocess.run([BIN / "nbdev_export"], cwd=proj, check=True, capture_output=True)
-    mods = sorted(p.relative_to(ROOT) for p in (ROOT / "robust_ref").glob("*.py"))
-    new = sorted(p.relative_to(proj) for p in (proj / "robust_ref").glob("*.py"))
+    mods = sorted(p.relative_to(ROOT) for p in (ROOT / "robust_ref").rglob("*.py"))
+    new = sorted(p.relative_to(proj) for p in (proj / "robust_ref").rglob("*.py"))
     assert mods == new, f"export creates/removes modules: {set(mods) ^ set(new)}"
     stale = [str(m) for m in mods if not filecmp.cmp(ROOT / m, proj / m, shallow=False)]
     assert not stale, f"run nbdev_export and commit: out of sync {stale}"
