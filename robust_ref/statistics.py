@@ -13,8 +13,8 @@ from scipy.stats import friedmanchisquare, studentized_range
 
 # %% auto #0
 __all__ = ['OUTSIDE_STYLE', 'average_ranks', 'FriedmanResult', 'friedman', 'critical_difference', 'nemenyi',
-           'plot_critical_difference', 'agreement', 'agreement_counts', 'styled', 'agreement_table', 'Claim',
-           'smallest_degradation', 'provenance_table']
+           'plot_critical_difference', 'agreement', 'agreement_counts', 'styled', 'shaded_cells', 'agreement_table',
+           'Claim', 'smallest_degradation', 'provenance_table']
 
 # %% ../nbs/72_statistics.ipynb #872976bf
 def _check_table(table) -> pd.DataFrame:
@@ -114,7 +114,7 @@ def agreement_counts(cells: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
     g = cells.dropna(subset=["measured"]).groupby(by)["within_1sd"]
     return pd.DataFrame({"within_1sd": g.sum().astype(int), "compared": g.size()})
 
-# %% ../nbs/72_statistics.ipynb #467292d1
+# %% ../nbs/72_statistics.ipynb #ea02d4bd
 _SCROLL = [{"selector": "", "props": [("display", "block"), ("overflow-x", "auto"), ("max-width", "100%")]},
            {"selector": "caption", "props": [("caption-side", "top"), ("text-align", "left"), ("font-size", "0.9em")]},
            {"selector": "th, td", "props": [("white-space", "nowrap"), ("padding", "2px 6px")]}]
@@ -134,18 +134,32 @@ def styled(table: pd.DataFrame,       # any table of numbers (and labels)
     "The table as a captioned, horizontally scrolling HTML `Styler` with numbers to `digits` decimals."
     if not isinstance(table, pd.DataFrame): raise TypeError(f"table must be a pandas DataFrame; got {type(table).__name__}.")
     _check_caption(caption); _check_digits(digits)
-    s = table.style.format(precision=digits, na_rep="–").set_table_styles(_SCROLL)
+    s = _rates_as_percent(table.style.format(precision=digits, na_rep="–").set_table_styles(_SCROLL))
     return s.set_caption(caption) if caption else s
+
+def _rates_as_percent(s):
+    "Show the index levels named 'rate' as percentages (0.1 → 10%)."
+    pct = lambda v: f"{v:.0%}" if isinstance(v, (float, np.floating)) else v
+    for axis, idx in ((0, s.data.index), (1, s.data.columns)):
+        for i, name in enumerate(idx.names):
+            if name == "rate": s = s.format_index(pct, axis=axis, level=i)
+    return s
 
 def _pm(mean, sd, digits: int, n=None) -> str:
     if pd.isna(mean): return "–"
     out = f"{mean:.{digits}f}" + ("" if pd.isna(sd) else f" ± {sd:.{digits}f}")
     return out + ("" if n is None or pd.isna(n) else f" ({int(n)})")
 
+def shaded_cells(styler) -> list:
+    "The (row, column) labels of the cells an `agreement_table` shades (outside one published sd)."
+    ctx = styler._compute().ctx
+    return [(styler.data.index[i], styler.data.columns[j]) for (i, j), props in sorted(ctx.items())
+            if any(f"{k}: {v}" == OUTSIDE_STYLE for k, v in props)]
+
 def agreement_table(cells: pd.DataFrame,               # the output of `agreement`
                     index=("noise", "rate", "method"),  # key columns down the rows
                     columns: str = "dataset",           # key column across (each value gets measured | published)
-                    caption: str | None = None,         # default: says what is shaded and how many partitions
+                    caption: str | None = None,         # a title; the caption then says what is shaded and how many partitions
                     digits: int = 1):
     "Published next to measured mean ± sd (n) per cell, as a captioned HTML `Styler`; measured cells outside one published sd shaded."
     need = ["measured", "published", "published_sd", "within_1sd", columns, *index]
@@ -170,12 +184,13 @@ def agreement_table(cells: pd.DataFrame,               # the output of `agreemen
         s = pd.DataFrame("", index=wide.index, columns=wide.columns)
         for col in order: s.loc[outside[col].to_numpy(), (col, "measured")] = OUTSIDE_STYLE
         return s
-    if caption is None:
-        n_txt = (f"{int(ns[0])} partitions per cell" if one_n else "partitions per cell in parentheses") if len(ns) else "n unknown"
-        k, tot = int(c["out"].sum()), int(c["measured"].notna().sum())
-        caption = (f"Measured mean ± sd ({n_txt}) next to the published mean ± sd. Shaded: the {k} of {tot} measured "
-                   f"cells outside one published sd; – : not measured.")
-    return wide.style.apply(shade, axis=None).set_table_styles(_SCROLL).set_caption(caption)
+    n_txt = ((f"{int(ns[0])} partition{'s' if ns[0] != 1 else ''} per cell" if one_n else "partitions per cell in parentheses")
+             if len(ns) else "n unknown")
+    k, tot = int(c["out"].sum()), int(c["measured"].notna().sum())
+    text = (f"Measured mean ± sd ({n_txt}) next to the published mean ± sd. Shaded: the {k} of {tot} measured "
+            f"cells outside one published sd; – : not measured.")
+    styler = wide.style.apply(shade, axis=None).set_table_styles(_SCROLL)
+    return _rates_as_percent(styler).set_caption(f"{caption}. {text}" if caption else text)
 
 # %% ../nbs/72_statistics.ipynb #0c5fbe79
 class Claim(NamedTuple):

@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robust_ref.statistics import (agreement, agreement_counts, average_ranks, critical_difference, friedman,
-                                   nemenyi, plot_critical_difference)
+from robust_ref.statistics import (agreement, agreement_counts, agreement_table, average_ranks, critical_difference,
+                                   friedman, nemenyi, plot_critical_difference, provenance_table, shaded_cells,
+                                   smallest_degradation, styled)
 
 
 def test_friedman_on_a_hand_computed_table():
@@ -65,8 +66,6 @@ def test_agreement_marks_and_counts():
         agreement(mea, pub.drop(columns="sd"), on=["dataset", "method"])
 
 
-from robust_ref.statistics import OUTSIDE_STYLE, agreement_table, provenance_table, smallest_degradation, styled
-
 
 def _cells():
     pub = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "method": ["X", "Y", "X", "Y"],
@@ -82,9 +81,18 @@ def test_agreement_table_puts_published_next_to_measured_and_shades_outside():
     assert list(d.columns) == [("a", "measured"), ("a", "published"), ("b", "measured"), ("b", "published")]
     assert d.loc["X", ("a", "measured")] == "10.5 ± 0.5" and d.loc["X", ("b", "published")] == "20.0 ± 2.0"
     assert d.loc["Y", ("b", "measured")] == "–"                       # never measured: shown, not shaded
+    assert shaded_cells(t) == [("Y", ("a", "measured"))]             # only Y on a (|13.5 − 12| = 1.5 > 1)
     html = t.to_html()
-    assert html.count(OUTSIDE_STYLE) == 1                             # only Y on a (|13.5 − 12| = 1.5 > 1)
     assert "30 partitions per cell" in html and "1 of 3" in html and "<caption" in html
+    c = _cells()
+    c.loc[2, ["measured", "within_1sd"]] = [30.0, False]               # X on b now far off too
+    assert shaded_cells(agreement_table(c, index=["method"])) == [("X", ("b", "measured")), ("Y", ("a", "measured"))]
+
+
+def test_agreement_table_titles_and_rates_as_percent():
+    c = _cells().assign(rate=0.1)
+    html = agreement_table(c, index=["rate", "method"], caption="Table 3").to_html()
+    assert "Table 3. Measured mean" in html and ">10%<" in html and "0.100000" not in html
 
 
 def test_agreement_table_shows_n_per_cell_when_it_varies():
