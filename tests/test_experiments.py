@@ -1,6 +1,7 @@
 """robust_ref.experiments: the protocol of a task, bit-identical serial/joblib/Dask runs, the resumable store, grid files, summaries."""
 import json
 import sys
+from pathlib import Path
 import time
 import warnings
 
@@ -16,6 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robust_ref.experiments as E
+from robust_ref.experiments import grid as G, registry as REG, run as RUN, store as STORE
 from robust_ref.core import derive_seed
 from robust_ref.datasets import load_dataset
 from robust_ref.noise import flip_class_conditional
@@ -74,9 +76,9 @@ def test_rate_zero_is_one_clean_cell_for_all_noise_models():
 
 def test_results_do_not_depend_on_execution_order():
     tasks = tiny_grid(methods=["tree", E.get_method("forest", quick=True)]).tasks()
-    E._CACHE.clear()
+    RUN._CACHE.clear()
     forward = pd.DataFrame([E.run_task(t) for t in tasks])
-    E._CACHE.clear()
+    RUN._CACHE.clear()
     backward = pd.DataFrame([E.run_task(t) for t in reversed(tasks)]).iloc[::-1].reset_index(drop=True)
     pd.testing.assert_frame_equal(forward[STABLE[:-1]], backward[STABLE[:-1]], check_exact=True)
 
@@ -177,7 +179,7 @@ def test_folder_of_another_grid_is_refused_unless_forced(tmp_path):
 
 
 def test_csv_when_pyarrow_is_absent(tmp_path, monkeypatch):
-    monkeypatch.setattr(E, "_has_pyarrow", lambda: False)
+    monkeypatch.setattr(STORE, "_has_pyarrow", lambda: False)
     df = E.run_grid(tiny_grid(), tmp_path / "r", backend="serial", progress=False)
     csv = pd.read_csv(tmp_path / "r" / "results.csv")
     assert not (tmp_path / "r" / "results.parquet").exists()
@@ -277,7 +279,7 @@ print(df.attrs["new"], df.attrs["already_done"])
 def test_a_killed_or_interrupted_run_loses_nothing(tmp_path, sig):
     import os, signal, subprocess
     script = tmp_path / "kill.py"; script.write_text(KILL_SCRIPT)
-    env = dict(os.environ, PYTHONPATH=str(E.Path(E.__file__).resolve().parent.parent))
+    env = dict(os.environ, PYTHONPATH=str(Path(E.__file__).resolve().parents[2]))
     out, log = tmp_path / "killed", tmp_path / "killed" / "results.jsonl"
     proc = subprocess.Popen([sys.executable, str(script), str(out), "0.4"], env=env, stderr=subprocess.PIPE)
     t0 = time.time()
@@ -329,7 +331,7 @@ def test_bad_methods_and_runner_arguments():
 
 def test_registry_lists_every_method_and_explains_the_missing():
     table = E.list_methods()
-    assert set(table.index) == set(E._REGISTRY)
+    assert set(table.index) == set(REG._REGISTRY)
     for name in table.index[table.available]:
         est = E.get_method(name).build(0)
         assert hasattr(est, "fit") and hasattr(est, "predict")
@@ -571,9 +573,9 @@ class Rounds(ClassifierMixin, BaseEstimator):
 
 
 def test_quick_settings_use_the_estimators_own_round_parameter():
-    assert E._adapt_quick(Rounds(), {"n_estimators": 20, "max_leaf_nodes": 4}) == {"n_rounds": 20}
-    assert E._adapt_quick(HistGradientBoostingClassifier(), {"n_estimators": 20}) == {"max_iter": 20}
-    assert E._adapt_quick(DecisionTreeClassifier(), {"n_estimators": 20}) == {}
+    assert REG._adapt_quick(Rounds(), {"n_estimators": 20, "max_leaf_nodes": 4}) == {"n_rounds": 20}
+    assert REG._adapt_quick(HistGradientBoostingClassifier(), {"n_estimators": 20}) == {"max_iter": 20}
+    assert REG._adapt_quick(DecisionTreeClassifier(), {"n_estimators": 20}) == {}
     assert E.get_method("logistic", C=0.5).params == {"logisticregression__C": 0.5}   # routed to the pipeline's last step
     assert E.get_method("logistic").describe()["estimator"].endswith("StandardScaler + sklearn.linear_model._logistic.LogisticRegression")
 
@@ -641,3 +643,41 @@ def test_a_folder_written_before_rows_named_their_grid_still_reads_and_resumes(t
     assert again.attrs["new"] == 2 and again.attrs["already_done"] == 6
     pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
     assert all(json.loads(l)["grid"] == grid.fingerprint() for l in (out / "results.jsonl").read_text().splitlines())
+
+
+# ---------------------------------------------------------------- the package split
+
+NAMES_BEFORE_SPLIT = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier',
+                      'available_methods', 'list_methods', 'get_method', 'Task', 'method_figures', 'run_task', 'Grid',
+                      'validate_method', 'read_grid', 'example_grids', 'example_grid', 'versions', 'ResultStore',
+                      'load_results', 'run_grid', 'failures', 'summarise', 'error_table', 'average_ranks', 'degradation',
+                      'fit_times', 'plot_error_curves', 'plot_tradeoff', 'report']   # __all__ of experiments.py at 2479743
+
+
+def test_every_public_name_of_the_old_module_imports_from_the_package():
+    import importlib
+    mod = importlib.import_module("robust_ref.experiments")
+    missing = [n for n in NAMES_BEFORE_SPLIT if not hasattr(mod, n)]
+    assert not missing, missing
+    assert set(NAMES_BEFORE_SPLIT) <= set(mod.__all__)
+    ns = {}
+    exec("from robust_ref.experiments import *", ns)
+    assert set(NAMES_BEFORE_SPLIT) <= set(ns)
+    assert E.run_task is RUN.run_task and E.Grid is G.Grid and E.ResultStore is STORE.ResultStore   # one object, not copies
+
+
+def test_rows_unchanged_by_the_package_split():
+    "The rows that the single-module runner computed (tests/data, commit 2479743) are recomputed bit for bit: keys, ids, seeds, values."
+    frozen = json.loads((Path(__file__).parent / "data" / "experiments_rows_before_split.json").read_text())
+    grid = E.Grid(["sonar"], ["logistic", "tree", E.get_method("adaboost", quick=True), E.get_method("gbdt_quad", quick=True)],
+                  noise=["uniform", "adversarial"], rates=[0, 0.1], seeds=2, name="frozen")
+    assert grid.spec() == frozen["spec"]
+    assert grid.fingerprint() == frozen["fingerprint"]   # an old results folder is still this grid's
+    df = E.run_grid(grid, backend="serial", progress=False)
+    assert len(df) == len(frozen["rows"]) == 24
+    for old, row in zip(frozen["rows"], df.to_dict("records")):
+        for k, v in old.items():
+            got = row[k]
+            if v is None: assert got is None or got != got, (k, got)     # NaN stored as null
+            else: assert got == v, (old["task_id"], k, got, v)          # exact, floats included
+    assert list(df.task_id) == [r["task_id"] for r in frozen["rows"]]
