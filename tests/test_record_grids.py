@@ -31,3 +31,13 @@ def test_a_live_slice_has_the_record_grids_task_keys():
                 splits=1, test_size=g.test_size, name=g.name)
     ids = {t.task_id: t.seeds() for t in g.tasks()}
     assert len(live) == 27 and all(ids[t.task_id] == t.seeds() for t in live.tasks())
+
+
+def test_leaderboard_grid_covers_every_method_dataset_and_noise_model():
+    g = read_grid(example_grids()["leaderboard"])
+    assert g.name == "leaderboard" and list(g.datasets) == list_datasets()          # all 15 bundled datasets
+    assert set(g.methods) == set(available_methods()) - {"dummy"}                   # every registry method that runs here
+    assert list(g.noise) == ["uniform", "class_conditional", "one_sided", "adversarial"]
+    assert (g.rates, g.seeds, g.splits) == ([0.0, 0.1, 0.2, 0.3], [0, 1, 2, 3, 4], 1)
+    assert all(m.params == {} for m in g.methods.values())                           # default parameters
+    assert len(g) == 15 * (1 + 4 * 3) * len(g.methods) * 5
