@@ -38,7 +38,7 @@ def _seconds(text: str) -> float:
     if not v > 0: raise argparse.ArgumentTypeError("must be > 0")
     return v
 
-# %% ../nbs/71_cli.ipynb #547d7ad5
+# %% ../nbs/71_cli.ipynb #7afeb428
 def _cmd_datasets(args) -> int:
     from robust_ref.datasets import dataset_info
     info = dataset_info()[["rows", "features", "classes", "minority", "missing_cells"]]
@@ -75,6 +75,33 @@ def _cmd_run(args) -> int:
         print(f"robust-ref: {n_bad} of {len(df)} tasks failed; their errors: robust-ref report {out} "
               f"(then {out / 'report' / 'failures.txt'}); re-run them with --retry-failed", file=sys.stderr)
         return 1
+    return 0
+
+def _cmd_record_show(args) -> int:
+    from robust_ref.experiments.record import list_records, load_record, record_root
+    if args.name is None:
+        names = list_records(args.root)
+        print("\n".join(names) if names else f"no records in {record_root(args.root)}")
+        return 0
+    df, prov = load_record(args.name, args.root)
+    m = prov.get("machine", {})
+    print(f"record {args.name}: grid {prov.get('grid')!r}, {prov.get('tasks')} tasks ({prov.get('failed')} failed), "
+          f"commit {str(prov.get('commit'))[:10]}{' (dirty)' if prov.get('dirty') else ''}, {prov.get('date')}, "
+          f"wall {prov.get('wall_seconds')} s on {m.get('cores')} cores, {m.get('cpu')}")
+    for r in prov.get("refreshed", []):
+        print(f"  refreshed {r['method']}: {r['tasks']} tasks, {r['changed']} changed, commit {str(r['commit'])[:10]}, {r['date']}")
+    print(df.groupby("method", sort=False).agg(tasks=("task_id", "size"), test_error=("test_error", "mean"),
+                                               fit_seconds=("fit_seconds", "sum")).round(4).to_string())
+    return 0
+
+def _cmd_record_refresh(args) -> int:
+    from robust_ref.experiments.record import refresh_record
+    backend = dict(backend="serial") if args.n_jobs == 1 else dict(backend="joblib", n_jobs=args.n_jobs)
+    for m in dict.fromkeys(args.method):
+        new = refresh_record(args.name, m, root=args.root, progress=not args.quiet, **backend)
+        a = new.attrs
+        print(f"record {args.name}: method {m}: {len(new)} tasks ({a['already_done']} from an interrupted refresh), "
+              f"{a['changed']} with changed results, {int((new.status != 'ok').sum())} failed; rows replaced.", file=sys.stderr)
     return 0
 
 def _cmd_report(args) -> int:
@@ -156,7 +183,7 @@ def _cmd_reproduce(args) -> int:
     print(f"executed {nb.name} ({'full protocol' if args.full else 'CI size'}) -> {out}, {html}", file=sys.stderr)
     return 0
 
-# %% ../nbs/71_cli.ipynb #c0ba304e
+# %% ../nbs/71_cli.ipynb #1351b18c
 GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   name      = "demo"                 a label for the grid
   datasets  = ["heart", "sonar"]     required: bundled dataset names (robust-ref datasets)
@@ -165,6 +192,7 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   seeds     = 3                      repetitions: a count n (seeds 0..n-1) or a list of seeds
   splits    = 1                      random stratified train/test partitions per seed
   test_size = 0.25                   test fraction of each partition (test labels are never corrupted)
+  max_train = {{magic = 5000}}         cap on training rows per dataset (or one int for all): a seeded subsample after the split
   quick     = false                  true: every method with the registry's small settings (20 rounds)
   methods   = ["adaboost", "tree"]   required: registry names (robust-ref methods), or one table per method:
 
@@ -174,12 +202,16 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   method = "adaboost_alpha"          ... for registry method 'adaboost_alpha'
   alpha = 4.0
 
+  [datasets.ls]                      datasets may also be tables: empty for a bundled set, or a seeded generator
+  generator = "long_servedio"        ... one of {generators}
+  n = 2000                           ... with its parameters (random_state 0 unless given)
+
 examples: robust-ref example-grid {examples} > grid.toml
 A re-run of the same grid into the same folder runs only the missing tasks ("N new, M already done").
 Exit codes: 0 all tasks ok, 1 some tasks failed (see robust-ref report), 2 bad input."""
 
 def _parser() -> _Parser:
-    from robust_ref.experiments import NOISE, example_grids
+    from robust_ref.experiments import GENERATORS, NOISE, example_grids
     raw = argparse.RawDescriptionHelpFormatter
     p = _Parser(prog="robust-ref", description="Robust classification under label noise: datasets, experiment grids, reports.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -192,7 +224,7 @@ def _parser() -> _Parser:
     e.add_argument("name", nargs="?", default="quick", metavar="NAME", help=f"one of: {', '.join(example_grids())} (default quick)")
     e.set_defaults(func=_cmd_example_grid)
     r = sub.add_parser("run", help="run a grid file (TOML/YAML) into a resumable results folder", formatter_class=raw,
-                       epilog=GRID_HELP.format(noise=", ".join(NOISE), examples="|".join(example_grids())))
+                       epilog=GRID_HELP.format(noise=", ".join(NOISE), examples="|".join(example_grids()), generators=", ".join(GENERATORS)))
     r.add_argument("grid_file", metavar="GRID_FILE", help="a .toml or .yaml grid file (format below)")
     r.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="N", help="local processes (-1: all cores; 1: serial)")
     r.add_argument("--dask", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
@@ -218,6 +250,20 @@ def _parser() -> _Parser:
     rp.add_argument("--output", metavar="FILE", help="executed notebook (default <notebook>.out.ipynb here)")
     rp.add_argument("--quiet", action="store_true", help="no progress bar")
     rp.set_defaults(func=_cmd_reproduce)
+    rc = sub.add_parser("record", help="results of record: list or show them, refresh one method's rows")
+    rsub = rc.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    rsub.required = True
+    sh = rsub.add_parser("show", help="a record's provenance and rows per method (no NAME: list the records)")
+    sh.add_argument("name", nargs="?", metavar="NAME", help="a record (a folder of record/)")
+    sh.add_argument("--root", metavar="DIR", help="the records folder (default: the repository's record/)")
+    sh.set_defaults(func=_cmd_record_show)
+    rf = rsub.add_parser("refresh", help="re-run one method's tasks of a record (resumable) and replace its rows")
+    rf.add_argument("name", metavar="NAME", help="a record (a folder of record/)")
+    rf.add_argument("--method", required=True, action="append", metavar="M", help="the method whose rows to refresh (repeatable)")
+    rf.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="N", help="local processes (-1: all cores; 1: serial)")
+    rf.add_argument("--root", metavar="DIR", help="the records folder (default: the repository's record/)")
+    rf.add_argument("--quiet", action="store_true", help="no progress bar")
+    rf.set_defaults(func=_cmd_record_refresh)
     return p
 
 def main(argv=None, # arguments (default sys.argv[1:])
@@ -227,7 +273,7 @@ def main(argv=None, # arguments (default sys.argv[1:])
     with warnings.catch_warnings():   # the store's warnings (a quarantined line) as one line each, not a source excerpt
         warnings.showwarning = lambda message, *a, **k: print(f"robust-ref: warning: {message}", file=sys.stderr)
         try: return args.func(args)
-        except (ValueError, TypeError, FileNotFoundError, ConnectionError, ImportError, OSError) as e:
+        except (ValueError, TypeError, FileNotFoundError, FileExistsError, ConnectionError, ImportError, OSError) as e:
             return _fail(e)
         except KeyboardInterrupt:
             return _fail("interrupted; finished tasks are kept, run the same command again to resume")

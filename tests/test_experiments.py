@@ -189,7 +189,15 @@ def test_csv_when_pyarrow_is_absent(tmp_path, monkeypatch):
 def test_progress_bar_shows_done_and_total(tmp_path, capsys):
     grid = tiny_grid()
     E.run_grid(grid, tmp_path / "r", backend="serial", progress=True)
-    assert f"{len(grid)}/{len(grid)}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"{len(grid)}/{len(grid)}" in err
+    import re
+    assert re.search(r"\[\d\d:\d\d<\d\d:\d\d", err), err    # elapsed<remaining: the ETA
+    log = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
+    (tmp_path / "r" / "results.jsonl").write_text("\n".join(log[:-3]) + "\n")
+    E.run_grid(grid, tmp_path / "r", backend="serial", progress=True)
+    err = capsys.readouterr().err
+    assert f"{len(grid) - 3}/{len(grid)}" in err and f"{len(grid)}/{len(grid)}" in err   # a resumed run counts what is done
 
 
 # ---------------------------------------------------------------- the store cannot be bricked
@@ -207,7 +215,8 @@ def test_damaged_lines_are_quarantined_and_their_tasks_rerun(tmp_path):
     with pytest.warns(RuntimeWarning, match=r"3 damaged line\(s\) moved to .*results.quarantine.jsonl \(line 2: .*line 4: .*"
                                             r"line 6: a row without a task_id\); their tasks are run again"):
         again = E.run_grid(grid, out, backend="serial", progress=False)
-    assert again.attrs == dict(new=3, already_done=5, quarantined=3)
+    assert {k: again.attrs[k] for k in ('new', 'already_done', 'quarantined')} == dict(new=3, already_done=5, quarantined=3)
+    assert again.attrs['wall_seconds'] > 0
     assert set(again.task_id[again.run_id == "run2"]) == set(lost)
     pd.testing.assert_frame_equal(first[STABLE], again[STABLE], check_exact=True)
     kept = [json.loads(l) for l in (out / "results.quarantine.jsonl").read_text().splitlines()]
@@ -681,3 +690,130 @@ def test_rows_unchanged_by_the_package_split():
             if v is None: assert got is None or got != got, (k, got)     # NaN stored as null
             else: assert got == v, (old["task_id"], k, got, v)          # exact, floats included
     assert list(df.task_id) == [r["task_id"] for r in frozen["rows"]]
+
+
+# ---------------------------------------------------------------- training-row caps and generated datasets
+
+def test_max_train_subsamples_the_training_part_after_the_split():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from robust_ref.noise import flip_uniform
+    capped = E.Grid(["sonar"], ["logistic"], rates=[0.2], seeds=2, max_train={"sonar": 60}, name="cap")
+    plain = E.Grid(["sonar"], ["logistic"], rates=[0.2], seeds=2, name="cap")
+    assert "max_train" not in plain.spec() and capped.spec()["max_train"] == {"sonar": 60}
+    assert "training rows capped: sonar 60" in repr(capped)
+    for tc, tp in zip(capped.tasks(), plain.tasks()):
+        assert tc.key == tp.key + (("max_train", 60),) and tc.task_id != tp.task_id
+        sc, sp = tc.seeds(), tp.seeds()
+        assert sc["split"] == sp["split"] and sc["noise"] != sp["noise"] and "subsample" not in sp
+        Xc, Xtc, yc, _, ytc = RUN._data(tc)
+        Xp, Xtp, yp, _, ytp = RUN._data(tp)
+        assert len(yc) == 60 and len(yp) == 156
+        np.testing.assert_array_equal(Xtc, Xtp); np.testing.assert_array_equal(ytc, ytp)   # the same test part
+        rows_p = {r.tobytes() for r in Xp}
+        assert all(r.tobytes() in rows_p for r in Xc)                                       # a subset of the training part
+    # the protocol by hand: split, uniform subsample of the training part, noise on it, fit, clean test error
+    task = capped.tasks()[1]
+    X, y = load_dataset("sonar", return_X_y=True, missing="impute")
+    s = task.seeds()
+    tr, te = next(StratifiedShuffleSplit(n_splits=1, test_size=0.25, random_state=s["split"]).split(X, y))
+    tr = np.sort(np.random.default_rng(s["subsample"]).choice(tr, size=60, replace=False))
+    y_noisy = flip_uniform(y[tr], 0.2, random_state=s["noise"]).y
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X[tr], y_noisy)
+    row = E.run_task(task)
+    assert row["n_train"] == 60 and row["flip_fraction"] == 12 / 60
+    assert row["test_error"] == np.mean(model.predict(X[te]) != y[te])
+    # a cap at or above the training size keeps every row
+    assert E.run_task(E.Grid(["sonar"], ["tree"], max_train=10_000).tasks()[0])["n_train"] == 156
+
+
+@pytest.mark.parametrize("max_train, match", [({"sonr": 50}, "did you mean 'sonar'"), (1, "int >= 2"),
+                                              ({"sonar": 2.5}, "int >= 2"), (True, "int >= 2")])
+def test_max_train_bad_input(max_train, match):
+    with pytest.raises(ValueError, match=match):
+        E.Grid(["sonar"], ["tree"], max_train=max_train)
+
+
+def test_max_train_and_generated_datasets_in_a_grid_file(tmp_path):
+    f = tmp_path / "g.toml"
+    f.write_text('name = "g"\nrates = [0.0, 0.1]\nmax_train = {sonar = 50}\nmethods = ["tree"]\n\n'
+                 '[datasets.sonar]\n\n[datasets.ls]\ngenerator = "long_servedio"\nn = 300\nversion = "2d"\n')
+    g = E.read_grid(f)
+    assert g.max_train == {"sonar": 50} and list(g.datasets) == ["sonar", "ls"]
+    assert g.spec()["datasets"] == {"sonar": "bundled:sonar", "ls": "generated:long_servedio(n=300, random_state=0, version='2d')"}
+    assert g.fingerprint() == E.Grid({"sonar": G._Bundled("sonar"), "ls": E.generated_dataset("long_servedio", n=300, version="2d")},
+                                     ["tree"], rates=[0.0, 0.1], max_train={"sonar": 50}, name="g").fingerprint()
+    df = E.run_grid(g, backend="serial", progress=False)
+    assert (df.status == "ok").all() and set(df[df.dataset == "sonar"].n_train) == {50} and set(df[df.dataset == "ls"].n_train) == {225}
+    f.write_text(f.read_text().replace("max_train = {sonar = 50}", "max_train = {sonar = 0}"))
+    with pytest.raises(ValueError, match=r"g.toml:3: key 'max_train'.*int >= 2"):
+        E.read_grid(f)
+    f.write_text('methods = ["tree"]\n[datasets.ls]\ngenerator = "long_servant"\nn = 30\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*did you mean 'long_servedio'"):
+        E.read_grid(f)
+    f.write_text('methods = ["tree"]\n[datasets.ls]\ngenerator = "long_servedio"\nn = 30\nm = 3\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*unexpected keyword argument 'm'; its parameters: n, random_state, version, gamma"):
+        E.read_grid(f)
+    f.write_text('methods = ["tree"]\n[datasets.lss]\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'lss'.*generator = one of long_servedio"):
+        E.read_grid(f)
+
+
+def test_generated_dataset_is_a_fixed_seeded_sample():
+    import pickle
+    a = E.generated_dataset("long_servedio", n=200)
+    b = pickle.loads(pickle.dumps(a))
+    assert a == b and hash(a) == hash(b) and a != E.generated_dataset("long_servedio", n=200, random_state=1)
+    Xa, ya = a(); Xb, yb = b()
+    np.testing.assert_array_equal(Xa, Xb); np.testing.assert_array_equal(ya, yb)
+    from robust_ref.datasets import make_long_servedio
+    X0, y0 = make_long_servedio(200, random_state=0)
+    np.testing.assert_array_equal(Xa, X0); np.testing.assert_array_equal(ya, y0)
+    with pytest.raises(ValueError, match="random_state must be an int >= 0"):
+        E.generated_dataset("long_servedio", n=200, random_state=None)
+    with pytest.raises(ValueError, match="unknown generator 'make_moons'"):
+        E.generated_dataset("make_moons", n=200)
+
+
+# ---------------------------------------------------------------- the contender: confident learning
+
+def test_confident_learning_contenders_wrap_the_books_base_models():
+    from robust_ref.confident_learning import ConfidentLearningClassifier
+    from sklearn.pipeline import Pipeline
+    table = E.list_methods()
+    for name in ("cl_gbdt", "cl_logistic"):
+        assert bool(table.loc[name, "available"]) and table.loc[name, "paper"].startswith("contender: confident learning")
+        assert table.loc[name, "implementation"] == "robust_ref.confident_learning.ConfidentLearningClassifier"
+    est = E.get_method("cl_gbdt", quick=True).build(7)
+    assert isinstance(est, ConfidentLearningClassifier) and est.random_state == 7
+    assert isinstance(est.estimator, HistGradientBoostingClassifier)
+    assert est.estimator.max_iter == 20 and est.estimator.early_stopping is False
+    lr = E.get_method("cl_logistic").build(0).estimator
+    assert isinstance(lr, Pipeline) and [type(s).__name__ for _, s in lr.steps] == ["StandardScaler", "LogisticRegression"]
+    # a task of the grid = confident learning fitted by hand on the task's data with the task's seed
+    grid = E.Grid(["heart"], [E.get_method("cl_gbdt", quick=True)], rates=[0.2], name="cl")
+    task = grid.tasks()[0]
+    row = E.run_task(task)
+    assert row["status"] == "ok", row["error"]
+    X_tr, X_te, _, y_noisy, y_te = RUN._data(task)
+    hand = ConfidentLearningClassifier(HistGradientBoostingClassifier(early_stopping=False, max_iter=20),
+                                       random_state=task.seeds()["fit"]).fit(X_tr, y_noisy)
+    assert row["test_error"] == np.mean(hand.predict(X_te) != y_te)
+    assert hand.n_label_issues_ > 0        # it did drop labels on 20%-noisy heart
+
+
+def test_confident_learning_is_unavailable_without_cleanlab(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "cleanlab", None)    # `import cleanlab` now fails, installed or not
+    table = E.list_methods()
+    for name in ("cl_gbdt", "cl_logistic"):
+        assert not table.loc[name, "available"]
+        assert "pip install robust_ref[cleanlab]" in table.loc[name, "reason"]
+        assert name not in E.available_methods()
+        with pytest.raises(ValueError, match=r"not available in this installation: needs the optional package cleanlab: "
+                                              r"pip install robust_ref\[cleanlab\]"):
+            E.get_method(name)
+    assert bool(table.loc["gbdt", "available"]) and "gbdt" in E.available_methods()   # the rest of the registry is untouched
+    f = tmp_path / "g.toml"
+    f.write_text('datasets = ["heart"]\nmethods = ["tree", "cl_logistic"]\n')
+    with pytest.raises(ValueError, match=r"g.toml:2: key 'cl_logistic'.*pip install robust_ref\[cleanlab\]"):
+        E.read_grid(f)

@@ -7,19 +7,24 @@ __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassif
            'list_methods', 'get_method', 'Task', 'method_figures', 'run_task', 'Grid', 'validate_method', 'read_grid',
            'example_grids', 'example_grid', 'versions', 'ResultStore', 'load_results', 'run_grid', 'failures',
            'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times', 'plot_error_curves',
-           'plot_tradeoff', 'report']
+           'plot_tradeoff', 'report', 'GENERATORS', 'generated_dataset', 'save_record', 'load_record',
+           'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root']
 
-# %% ../../nbs/70_experiments.ipynb #16cdc583
+# %% ../../nbs/70_experiments.ipynb #b9ab0947
 from .registry import (Method, QuadBoostClassifier, XGBQuadClassifier, available_methods, get_method,
                                              list_methods)
-from .grid import NOISE, Grid, Task, example_grid, example_grids, read_grid, validate_method
+from .grid import (GENERATORS, NOISE, Grid, Task, example_grid, example_grids, generated_dataset, read_grid,
+                                         validate_method)
 from .store import ROW_COLUMNS, VOLATILE_COLUMNS, ResultStore, load_results, versions
 from .run import method_figures, run_grid, run_task
 from .summaries import average_ranks, degradation, error_table, failures, fit_times, summarise
 from .plots import plot_error_curves, plot_tradeoff, report
+from .record import (check_against_record, list_records, load_record, record_grid, record_root,
+                                           refresh_record, save_record)
 
 _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifier", "QuadBoostClassifier", "available_methods",
          "list_methods", "get_method", "Task", "method_figures", "run_task", "Grid", "validate_method", "read_grid",
          "example_grids", "example_grid", "versions", "ResultStore", "load_results", "run_grid", "failures",
          "summarise", "error_table", "average_ranks", "degradation", "fit_times", "plot_error_curves",
-         "plot_tradeoff", "report"]
+         "plot_tradeoff", "report", "GENERATORS", "generated_dataset", "save_record", "load_record",
+         "check_against_record", "refresh_record", "record_grid", "list_records", "record_root"]

@@ -20,7 +20,7 @@ from ..core import BinaryClassifier, Interval, as_generator
 # %% auto #0
 __all__ = ['Method', 'XGBQuadClassifier', 'QuadBoostClassifier', 'available_methods', 'list_methods', 'get_method']
 
-# %% ../../nbs/70a_registry.ipynb #4eac33e3
+# %% ../../nbs/70a_registry.ipynb #8995e20b
 def _check_str(value, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise TypeError(f"{what} must be a non-empty string; got {value!r}.")
@@ -38,8 +38,8 @@ def _jsonable(value):
     if isinstance(value, dict): return {str(k): _jsonable(v) for k, v in sorted(value.items())}
     if isinstance(value, (list, tuple)): return [_jsonable(v) for v in value]
     if isinstance(value, BaseEstimator): return f"{type(value).__name__}({_jsonable(value.get_params(deep=False))})"
-    from robust_ref.experiments.grid import _Bundled   # defined with the grids; imported late (grid imports this module)
-    if isinstance(value, _Bundled): return repr(value)
+    from robust_ref.experiments.grid import _Loader   # dataset loaders are defined with the grids; imported late (grid imports this module)
+    if isinstance(value, _Loader): return repr(value)
     if callable(value): return f"{_stable_module(getattr(value, '__module__', '?'))}.{getattr(value, '__qualname__', repr(value))}"
     return repr(value)
 
@@ -180,7 +180,7 @@ class QuadBoostClassifier(BinaryClassifier):
 
     def _decision(self, X): return self.booster_.predict(X)
 
-# %% ../../nbs/70a_registry.ipynb #cdd8ad82
+# %% ../../nbs/70a_registry.ipynb #86858ee7
 def _sk(module: str, name: str, **defaults):
     "Factory for a scikit-learn estimator with the book's defaults."
     def make(**params):
@@ -212,6 +212,15 @@ def _scaled(module: str, name: str, **defaults):
     return make
 
 _logistic = _scaled("sklearn.linear_model", "LogisticRegression")
+_gbdt = _sk("sklearn.ensemble", "HistGradientBoostingClassifier", early_stopping=False)
+
+def _confident(base):
+    "Factory for confident learning (cleanlab) around one of the book's base models; needs the optional package cleanlab."
+    def make(**params):
+        from robust_ref.confident_learning import ConfidentLearningClassifier
+        return ConfidentLearningClassifier(**{"estimator": base(), **params})
+    make.module, make.cls, make.requires = "robust_ref.confident_learning", "ConfidentLearningClassifier", "cleanlab"
+    return make
 
 # name → (factory, description, small parameters for quick runs); the first importable alternative wins
 _REGISTRY = {
@@ -231,13 +240,17 @@ _REGISTRY = {
     "robust_tree":     [(_own("robust_ref.trees", "RobustTreeClassifier"), "decision tree with a robust loss", {})],
     "robust_forest":   [(_own("robust_ref.trees", "RobustForestClassifier"), "random forest with a robust loss", {"n_estimators": 3})],
     "mean_classifier": [(_scaled("robust_ref.mean_classifier", "MeanClassifier"), "the mean classifier; needs unit-scale features, so the registry standardises them first", {})],
-    "gbdt":            [(_sk("sklearn.ensemble", "HistGradientBoostingClassifier", early_stopping=False), "scikit-learn histogram GBDT", {"max_iter": 20})],
+    "gbdt":            [(_gbdt, "scikit-learn histogram GBDT", {"max_iter": 20})],
     "gbdt_quad":       [(_sk("robust_ref.experiments.registry", "QuadBoostClassifier"), "squared potential (1−yF)² on histogram GBDT", {"n_estimators": 20})],
     "xgb_quad":        [(_own("xgboost", "XGBRegressor"), None, None)],  # availability probe only, see _make_entry
     "tree":            [(_sk("sklearn.tree", "DecisionTreeClassifier", max_leaf_nodes=11), "scikit-learn CART, ≤ 11 leaves", {})],
     "forest":          [(_sk("sklearn.ensemble", "RandomForestClassifier"), "scikit-learn random forest", {"n_estimators": 10})],
     "logistic":        [(_logistic, "scikit-learn logistic regression on standardised features", {})],
     "dummy":           [(_sk("sklearn.dummy", "DummyClassifier"), "majority class (for runner overhead)", {})],
+    "cl_gbdt":         [(_confident(_gbdt), "confident learning (cleanlab): drop the labels flagged from 5-fold out-of-fold "
+                         "probabilities, then histogram GBDT on the rest", {"estimator__max_iter": 20})],
+    "cl_logistic":     [(_confident(_logistic), "confident learning (cleanlab): drop the flagged labels, then logistic "
+                         "regression on standardised features", {})],
 }
 
 # the paper each method comes from; "baseline" marks the comparison methods (with their source)
@@ -250,7 +263,9 @@ _PAPER = dict(adaboost="baseline: Freund & Schapire 1997", real_adaboost="baseli
               robust_forest="robust trees: Wilton & Ye 2024", mean_classifier="mean classifier: van Rooyen, Menon & Williamson 2015",
               gbdt="baseline: scikit-learn", gbdt_quad="baseline: XGB-Quad potential (Mazuelas & Álvarez 2025)",
               xgb_quad="baseline: Chen & Guestrin 2016, as in Mazuelas & Álvarez 2025", tree="baseline: scikit-learn",
-              forest="baseline: Breiman 2001", logistic="baseline: scikit-learn", dummy="baseline: majority class")
+              forest="baseline: Breiman 2001", logistic="baseline: scikit-learn", dummy="baseline: majority class",
+              cl_gbdt="contender: confident learning, Northcutt, Jiang & Chuang 2021 (cleanlab)",
+              cl_logistic="contender: confident learning, Northcutt, Jiang & Chuang 2021 (cleanlab)")
 
 def _public_name(obj) -> str:
     "The public import path of an estimator's class (private `_modules` dropped); for a Pipeline, its steps joined by ' + '."
@@ -263,7 +278,12 @@ def _public_name(obj) -> str:
     return f"{public if exported else t.__module__}.{t.__qualname__}"
 
 def _probe(factory) -> str | None:
-    "None if the factory's module imports, else the reason it does not."
+    "None if the factory's module imports (and the optional package it `requires` is installed), else the reason it does not."
+    req = getattr(factory, "requires", None)
+    if req is not None:
+        try: found = importlib.util.find_spec(req) is not None
+        except (ImportError, ValueError): found = False   # ValueError: a module entry without a spec (e.g. None in sys.modules)
+        if not found: return f"needs the optional package {req}: pip install robust_ref[{req}]"
     module = getattr(factory, "module", None)
     if module is None: return None
     try: mod = importlib.import_module(module)

@@ -24,7 +24,7 @@ from .store import ROW_COLUMNS, ResultStore, _frame
 # %% auto #0
 __all__ = ['method_figures', 'run_task', 'run_grid']
 
-# %% ../../nbs/70d_run.ipynb #38956d98
+# %% ../../nbs/70d_run.ipynb #5be964a9
 _CACHE: dict = {}
 _CACHE_MAX = 64
 
@@ -42,7 +42,10 @@ def _data(task: Task):
     s = task.seeds()
     tr, te = _cached(("split",) + lk + (task.seed, task.split, task.test_size), lambda: next(
         StratifiedShuffleSplit(n_splits=1, test_size=task.test_size, random_state=s["split"]).split(X, y)))
-    noisy = _cached(("noise",) + lk + (task.seed, task.split, task.test_size, task.noise, task.noise_fn, task.rate),
+    if task.max_train is not None and len(tr) > task.max_train:   # the cap: a seeded uniform subsample of the training part
+        tr = _cached(("subsample",) + lk + (task.seed, task.split, task.test_size, task.max_train), lambda: np.sort(
+            np.random.default_rng(s["subsample"]).choice(tr, size=task.max_train, replace=False)))
+    noisy = _cached(("noise",) + lk + (task.seed, task.split, task.test_size, task.max_train, task.noise, task.noise_fn, task.rate),
                     lambda: np.asarray(task.noise_fn(y[tr], task.rate, X=X[tr], random_state=s["noise"])))
     return X[tr], X[te], y[tr], noisy, y[te]
 
@@ -150,7 +153,7 @@ def _run_dask(todo, threads, client):
     finally:
         client.cancel([f for f in futures if not f.done()])
 
-# %% ../../nbs/70d_run.ipynb #6d7a5811
+# %% ../../nbs/70d_run.ipynb #3fd56e5f
 _BACKENDS = ("serial", "joblib", "dask")
 
 def run_grid(grid: Grid,                 # the grid to run
@@ -177,7 +180,7 @@ def run_grid(grid: Grid,                 # the grid to run
         raise ValueError(f"threads must be an int ≥ 1 (BLAS/OpenMP threads per task) or None; got {threads!r}.")
     for k, v in dict(force=force, merge=merge, retry_failed=retry_failed, progress=progress).items():
         if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{k} must be True or False; got {v!r}.")
-    own = False
+    own, start = False, time.perf_counter()
     if backend == "dask": client, own = _connect(client, timeout)  # before touching `out`: a dead address changes nothing
     tasks = grid.tasks()
     try: store = ResultStore(out, grid, force=force, merge=merge) if out is not None else None
@@ -196,6 +199,7 @@ def run_grid(grid: Grid,                 # the grid to run
         from tqdm import tqdm
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=grid.name, unit="task",
                    disable=not progress, dynamic_ncols=True)
+        t0 = time.perf_counter()
         try:
             for row in stream:
                 row.update(run_id=run_id, grid=fp)
@@ -206,9 +210,9 @@ def run_grid(grid: Grid,                 # the grid to run
             bar.close()
             if hasattr(stream, "close"): stream.close()
             if own: client.close()
-            if store: store.consolidate()
+            if store: store.finish_run(run_id, time.perf_counter() - t0, len(rows)); store.consolidate()
     all_rows = (store.rows() if store else rows)
     df = _frame(all_rows, order=[t.task_id for t in tasks])
-    df.attrs.update(new=len(todo), already_done=len(tasks) - len(todo),
+    df.attrs.update(new=len(todo), already_done=len(tasks) - len(todo), wall_seconds=time.perf_counter() - start,
                     quarantined=len(store.quarantined) if store else 0)   # what this call did, for the CLI's summary line
     return df

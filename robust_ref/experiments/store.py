@@ -26,7 +26,7 @@ ROW_COLUMNS = ["task_id", "task_index", "dataset", "noise", "rate", "method", "s
                "fit_seconds", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator", "params", "worker", "run_id", "grid"]
 VOLATILE_COLUMNS = ("fit_seconds", "worker", "run_id")  # differ between runs by nature; everything else is bit-identical
 
-# %% ../../nbs/70c_store.ipynb #366835ac
+# %% ../../nbs/70c_store.ipynb #305ed676
 def versions() -> dict:
     "Versions of Python, the platform and the packages that produce results."
     from importlib import metadata
@@ -160,6 +160,17 @@ class ResultStore:
                                       grid=self.fingerprint, **info))
         self._write_meta()
         return run_id
+
+    def finish_run(self, run_id: str, seconds: float, done: int):
+        "Record a run's wall time and how many tasks it finished (also for an interrupted run: what it did)."
+        for run in self.meta["runs"]:
+            if run["run_id"] == run_id: run.update(seconds=round(float(seconds), 3), done=int(done))
+        self._write_meta()
+
+    def wall_seconds(self) -> float:
+        "Wall time of every run of this store's grids that recorded one (the runs of a grid spanning several sittings add up)."
+        fps = set(_grids(self.meta))
+        return float(sum(r.get("seconds", 0.0) for r in self.meta["runs"] if r.get("grid") in fps or r.get("grid") is None))
 
     def rows(self, grid: str | None = None, # only the rows of the grid with this fingerprint (default: this store's grid when writing, else every grid of grid.json)
              ) -> list[dict]:

@@ -1,0 +1,173 @@
+"""Results of record: save/load with provenance, the check of a live run against the record, refreshing one method's rows."""
+import json
+import os
+import platform
+import re
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn.tree
+
+import robust_ref.experiments as E
+from robust_ref import cli
+from robust_ref.experiments import record as R, run as RUN
+
+GRID = 'name = "tiny"\ndatasets = ["heart"]\nmethods = ["tree", "logistic"]\nnoise = ["uniform"]\nrates = [0.0, 0.2]\nseeds = 3\n'
+N_TASKS = 2 * 3 * 2   # (clean + one noisy rate) × seeds × methods
+
+
+class _Majority(sklearn.tree.DecisionTreeClassifier):
+    "A 'code change' to the tree: it predicts its first class everywhere."
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    "A record made once: (records folder, grid file, the run's rows)."
+    base = tmp_path_factory.mktemp("made")
+    (base / "tiny.toml").write_text(GRID)
+    df = E.run_grid(E.read_grid(base / "tiny.toml"), base / "runs", backend="serial", progress=False)
+    R.save_record(base / "runs", "tiny", grid=base / "tiny.toml", root=base / "record", note="test")
+    return base / "record", base / "tiny.toml", df
+
+
+@pytest.fixture
+def root(made, tmp_path):
+    "A fresh copy of the record for a test that changes it."
+    shutil.copytree(made[0], tmp_path / "record")
+    return tmp_path / "record"
+
+
+def live_slice(**kw):
+    args = dict(datasets=["heart"], methods=["tree", "logistic"], noise=["uniform"], rates=[0.0, 0.2], seeds=[1], name="slice")
+    args.update(kw)
+    return E.run_grid(E.Grid(**args), backend="serial", progress=False)
+
+
+def test_save_and_load(made):
+    records, grid_file, df = made
+    folder = records / "tiny"
+    assert sorted(p.name for p in folder.iterdir()) == [".gitignore", "grid.json", "grid.toml", "provenance.json", "results.parquet"]
+    assert (folder / "grid.toml").read_text() == GRID and (folder / ".gitignore").read_text() == ".refresh/\n"
+    meta = json.loads((folder / "grid.json").read_text())
+    assert meta["fingerprint"] == E.read_grid(grid_file).fingerprint() and meta["source"] == {"file": "grid.toml"}
+    rec, prov = R.load_record("tiny", root=records)
+    assert len(rec) == N_TASKS and not {"params", "estimator", "worker", "run_id", "grid"} & set(rec.columns)
+    kept = [c for c in df.columns if c not in R.DROPPED_COLUMNS]
+    assert list(rec.columns) == kept and "fit_seconds" in kept
+    pd.testing.assert_frame_equal(rec, df[kept].reset_index(drop=True), check_exact=True)   # Parquet round-trips bit for bit
+    assert re.fullmatch(r"[0-9a-f]{40}", prov["commit"]) and isinstance(prov["dirty"], bool)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", prov["date"])
+    m = prov["machine"]
+    assert m["cores"] == os.cpu_count() and m["python"] == platform.python_version() and m["ram_gb"] > 0 and m["cpu"]
+    assert prov["versions"]["numpy"] == np.__version__ and prov["versions"]["scikit-learn"] == sklearn.__version__
+    assert (prov["tasks"], prov["ok"], prov["failed"], prov["tasks_in_grid"], prov["note"]) == (N_TASKS, N_TASKS, 0, N_TASKS, "test")
+    runs = json.loads((records.parent / "runs" / "grid.json").read_text())["runs"]
+    assert prov["wall_seconds"] == round(runs[0]["seconds"], 1) and prov["wall_seconds"] > 0
+    assert prov["fit_seconds_total"] == round(float(df.fit_seconds.sum()), 1)
+    assert R.list_records(records) == ["tiny"]
+    assert E.record_grid("tiny", root=records).fingerprint() == meta["fingerprint"]
+
+
+def test_save_record_bad_input(made, tmp_path):
+    records, grid_file, df = made
+    with pytest.raises(TypeError, match="grid must be the grid file"):
+        R.save_record(df, "x", grid=E.read_grid(grid_file), root=tmp_path)
+    other = tmp_path / "other.toml"; other.write_text(GRID.replace("seeds = 3", "seeds = 4"))
+    with pytest.raises(ValueError, match="give the grid file the results were run from"):
+        R.save_record(df, "x", grid=other, root=tmp_path)
+    with pytest.raises(FileExistsError, match="robust-ref record refresh tiny --method M"):
+        R.save_record(df, "tiny", grid=grid_file, root=records)
+    with pytest.raises(ValueError, match="record name"):
+        R.save_record(df, "../escape", grid=grid_file, root=tmp_path)
+    with pytest.raises(ValueError, match="no rows"):
+        R.save_record(df.iloc[:0], "x", grid=grid_file, root=tmp_path)
+    with pytest.raises(FileNotFoundError, match="no record 'tinyy'.*did you mean 'tiny'"):
+        R.load_record("tinyy", root=records)
+
+
+def test_a_live_slice_agrees_with_the_record(made):
+    summary = R.check_against_record(live_slice(), "tiny", root=made[0])
+    assert summary.to_dict("index") == {"tree": {"shared": 2, "agreeing": 2}, "logistic": {"shared": 2, "agreeing": 2}}
+
+
+def test_the_check_fails_naming_the_changed_method_and_its_refresh_command(made, monkeypatch):
+    monkeypatch.setattr(sklearn.tree, "DecisionTreeClassifier", _Majority)   # what the registry's 'tree' builds
+    live = live_slice()
+    with pytest.raises(AssertionError) as e:
+        R.check_against_record(live, "tiny", root=made[0])
+    msg = str(e.value)
+    assert "method 'tree': 2 of 2 tasks, at heart/none 0, heart/uniform 0.2" in msg
+    assert "robust-ref record refresh tiny --method tree" in msg and "'logistic'" not in msg
+    assert R.check_against_record(live, "tiny", atol=0.99, root=made[0]).agreeing.sum() == 4   # a tolerance lets it pass
+
+
+def test_the_check_cannot_pass_vacuously(made):
+    with pytest.raises(AssertionError, match="shares no task"):
+        R.check_against_record(live_slice(seeds=[7]), "tiny", root=made[0])
+    with pytest.raises(ValueError, match="atol"):
+        R.check_against_record(live_slice(), "tiny", atol=-0.1, root=made[0])
+
+
+def test_refresh_replaces_one_methods_rows(root, monkeypatch):
+    before, _ = R.load_record("tiny", root=root)
+    monkeypatch.setattr(sklearn.tree, "DecisionTreeClassifier", _Majority)
+    new = R.refresh_record("tiny", "tree", root=root, backend="serial", progress=False)
+    after, prov = R.load_record("tiny", root=root)
+    assert len(new) == N_TASKS // 2 and new.attrs["changed"] > 0 and new.attrs["already_done"] == 0
+    cols = [c for c in after.columns if c != "fit_seconds"]
+    pd.testing.assert_frame_equal(after[after.method == "logistic"][cols].reset_index(drop=True),
+                                  before[before.method == "logistic"][cols].reset_index(drop=True), check_exact=True)
+    assert list(after.task_id) == list(before.task_id)          # grid order kept
+    assert (after[after.method == "tree"].test_error.to_numpy() != before[before.method == "tree"].test_error.to_numpy()).any()
+    R.check_against_record(live_slice(), "tiny", root=root)     # the changed code now agrees with the record
+    r = prov["refreshed"][-1]
+    assert (r["method"], r["tasks"], r["changed"], r["failed"]) == ("tree", N_TASKS // 2, new.attrs["changed"], 0)
+    assert not (root / "tiny" / ".refresh").exists()
+    monkeypatch.undo()
+    with pytest.raises(AssertionError, match="--method tree"):   # the original tree no longer matches the refreshed record
+        R.check_against_record(live_slice(), "tiny", root=root)
+    with pytest.raises(ValueError, match="not in the record's grid.*did you mean 'tree'"):
+        R.refresh_record("tiny", "tre", root=root, backend="serial", progress=False)
+
+
+def test_an_interrupted_refresh_resumes(root, monkeypatch):
+    calls, real = [], RUN.run_task
+    def flaky(task, threads=1):
+        calls.append(task.task_id)
+        if len(calls) == 3: raise KeyboardInterrupt
+        return real(task, threads)
+    monkeypatch.setattr(RUN, "run_task", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        R.refresh_record("tiny", "logistic", root=root, backend="serial", progress=False)
+    assert len((root / "tiny" / ".refresh" / "logistic" / "results.jsonl").read_text().splitlines()) == 2
+    monkeypatch.setattr(RUN, "run_task", real)
+    new = R.refresh_record("tiny", "logistic", root=root, backend="serial", progress=False)
+    assert new.attrs["already_done"] == 2 and len(new) == N_TASKS // 2 and new.attrs["changed"] == 0
+
+
+def run(*argv, capsys):
+    try: code = cli.main(list(argv))
+    except SystemExit as e: code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_record_show_and_refresh(root, capsys):
+    code, out, _ = run("record", "show", "--root", str(root), capsys=capsys)
+    assert code == 0 and out.split() == ["tiny"]
+    code, out, _ = run("record", "show", "tiny", "--root", str(root), capsys=capsys)
+    assert code == 0 and f"record tiny: grid 'tiny', {N_TASKS} tasks (0 failed)" in out and "logistic" in out
+    code, _, err = run("record", "refresh", "tiny", "--method", "tree", "--n-jobs", "1", "--quiet", "--root", str(root), capsys=capsys)
+    assert code == 0 and f"method tree: {N_TASKS // 2} tasks (0 from an interrupted refresh), 0 with changed results" in err, err
+    code, out, _ = run("record", "show", "tiny", "--root", str(root), capsys=capsys)
+    assert "refreshed tree: 6 tasks, 0 changed" in out
+    for argv, fragment in [(("record", "refresh", "tiny", "--method", "nope", "--root", str(root)), "not in the record's grid"),
+                           (("record", "show", "nope", "--root", str(root)), "no record 'nope'"),
+                           (("record", "refresh", "tiny", "--root", str(root)), "--method"),
+                           (("record",), "ACTION")]:
+        code, _, err = run(*argv, capsys=capsys)
+        assert code == 2 and err.startswith("robust-ref: error:") and err.count("\n") == 1 and fragment in err, (argv, err)
