@@ -40,4 +40,5 @@ def test_leaderboard_grid_covers_every_method_dataset_and_noise_model():
     assert list(g.noise) == ["uniform", "class_conditional", "one_sided", "adversarial"]
     assert (g.rates, g.seeds, g.splits) == ([0.0, 0.1, 0.2, 0.3], [0, 1, 2, 3, 4], 1)
     assert all(m.params == {} for m in g.methods.values())                           # default parameters
-    assert len(g) == 15 * (1 + 4 * 3) * len(g.methods) * 5
+    assert g.max_train == {"magic": 5000} and {"cl_gbdt", "cl_logistic"} <= set(g.methods)   # the confident-learning contenders
+    assert len(g) == 15 * (1 + 4 * 3) * len(g.methods) * 5 == 15 * 13 * 22 * 5
