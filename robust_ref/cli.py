@@ -38,7 +38,7 @@ def _seconds(text: str) -> float:
     if not v > 0: raise argparse.ArgumentTypeError("must be > 0")
     return v
 
-# %% ../nbs/71_cli.ipynb #7afeb428
+# %% ../nbs/71_cli.ipynb #ca6ff6eb
 def _cmd_datasets(args) -> int:
     from robust_ref.datasets import dataset_info
     info = dataset_info()[["rows", "features", "classes", "minority", "missing_cells"]]
@@ -92,6 +92,14 @@ def _cmd_record_show(args) -> int:
         print(f"  refreshed {r['method']}: {r['tasks']} tasks, {r['changed']} changed, commit {str(r['commit'])[:10]}, {r['date']}")
     print(df.groupby("method", sort=False).agg(tasks=("task_id", "size"), test_error=("test_error", "mean"),
                                                fit_seconds=("fit_seconds", "sum")).round(4).to_string())
+    return 0
+
+def _cmd_record_save(args) -> int:
+    from robust_ref.experiments.record import load_record, save_record
+    folder = save_record(args.results, args.name, grid=args.grid, note=args.note, root=args.root)
+    df, prov = load_record(args.name, args.root)
+    print(f"record {args.name}: {len(df)} tasks ({prov['failed']} failed), wall {prov['wall_seconds']} s, "
+          f"commit {str(prov['commit'])[:10]}{' (dirty)' if prov['dirty'] else ''} -> {folder}", file=sys.stderr)
     return 0
 
 def _cmd_record_refresh(args) -> int:
@@ -183,7 +191,7 @@ def _cmd_reproduce(args) -> int:
     print(f"executed {nb.name} ({'full protocol' if args.full else 'CI size'}) -> {out}, {html}", file=sys.stderr)
     return 0
 
-# %% ../nbs/71_cli.ipynb #1351b18c
+# %% ../nbs/71_cli.ipynb #626139e2
 GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   name      = "demo"                 a label for the grid
   datasets  = ["heart", "sonar"]     required: bundled dataset names (robust-ref datasets)
@@ -257,6 +265,13 @@ def _parser() -> _Parser:
     sh.add_argument("name", nargs="?", metavar="NAME", help="a record (a folder of record/)")
     sh.add_argument("--root", metavar="DIR", help="the records folder (default: the repository's record/)")
     sh.set_defaults(func=_cmd_record_show)
+    sv = rsub.add_parser("save", help="make a record from a results folder and the grid file it was run from")
+    sv.add_argument("name", metavar="NAME", help="the record's name (its folder under record/)")
+    sv.add_argument("results", metavar="RESULTS_DIR", help="a results folder written by `robust-ref run`")
+    sv.add_argument("--grid", required=True, metavar="GRID_FILE", help="the grid file the results were run from")
+    sv.add_argument("--note", default="", metavar="TEXT", help="what was cut or changed, for the reader")
+    sv.add_argument("--root", metavar="DIR", help="the records folder (default: the repository's record/)")
+    sv.set_defaults(func=_cmd_record_save)
     rf = rsub.add_parser("refresh", help="re-run one method's tasks of a record (resumable) and replace its rows")
     rf.add_argument("name", metavar="NAME", help="a record (a folder of record/)")
     rf.add_argument("--method", required=True, action="append", metavar="M", help="the method whose rows to refresh (repeatable)")

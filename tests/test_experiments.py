@@ -817,3 +817,22 @@ def test_confident_learning_is_unavailable_without_cleanlab(monkeypatch, tmp_pat
     f.write_text('datasets = ["heart"]\nmethods = ["tree", "cl_logistic"]\n')
     with pytest.raises(ValueError, match=r"g.toml:2: key 'cl_logistic'.*pip install robust_ref\[cleanlab\]"):
         E.read_grid(f)
+
+
+def test_subset_keeps_task_keys_ids_and_seeds():
+    full = E.Grid(["heart", "sonar"], ["tree", "logistic"], noise=["uniform", "one_sided"], rates=[0.0, 0.1, 0.2], seeds=3,
+                  splits=2, max_train={"sonar": 100, "heart": 150}, name="full")
+    part = full.subset(datasets=["sonar"], methods="logistic", noise=["one_sided"], rates=[0.0, 0.2], seeds=[2], splits=1)
+    by_id = {t.task_id: t for t in full.tasks()}
+    tasks = part.tasks()
+    assert len(tasks) == 2 and part.max_train == {"sonar": 100} and part.test_size == full.test_size
+    for t in tasks:
+        assert t.task_id in by_id and by_id[t.task_id].key == t.key and by_id[t.task_id].seeds() == t.seeds()
+    assert [t.key[:6] for t in tasks] == [("sonar", "none", 0.0, "logistic", 2, 0), ("sonar", "one_sided", 0.2, "logistic", 2, 0)]
+    assert len(full.subset()) == len(full)
+    with pytest.raises(ValueError, match="method 'logistc' is not in grid 'full' \\(did you mean 'logistic'\\?\\)"):
+        full.subset(methods=["logistc"])
+    with pytest.raises(ValueError, match="seed 5 is not in grid 'full'"):
+        full.subset(seeds=[5])
+    with pytest.raises(ValueError, match=r"splits must be an int in \[1, 2\]"):
+        full.subset(splits=3)

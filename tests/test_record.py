@@ -171,3 +171,47 @@ def test_cli_record_show_and_refresh(root, capsys):
                            (("record",), "ACTION")]:
         code, _, err = run(*argv, capsys=capsys)
         assert code == 2 and err.startswith("robust-ref: error:") and err.count("\n") == 1 and fragment in err, (argv, err)
+
+
+def test_cli_record_save(made, tmp_path, capsys):
+    records, grid_file, df = made
+    code, _, err = run("record", "save", "copy", str(records.parent / "runs"), "--grid", str(grid_file), "--note", "n",
+                       "--root", str(tmp_path), capsys=capsys)
+    assert code == 0 and f"record copy: {N_TASKS} tasks (0 failed)" in err, err
+    a, b = R.load_record("copy", root=tmp_path)[0], R.load_record("tiny", root=records)[0]
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    code, _, err = run("record", "save", "copy", str(records.parent / "runs"), "--grid", str(grid_file), "--root", str(tmp_path),
+                       capsys=capsys)
+    assert code == 2 and "exists" in err and err.count("\n") == 1
+
+
+FACTORY = '''
+from sklearn.tree import DecisionTreeClassifier
+from robust_ref.experiments import Grid, Method
+
+def grid():
+    depth = Method("depth2", DecisionTreeClassifier(max_depth=2), figures=lambda est: {"depth": est.get_depth(), "nodes": est.tree_.node_count})
+    return Grid(["heart"], [depth, "logistic"], noise=["uniform"], rates=[0.0, 0.2], seeds=2, max_train={"heart": 120}, name="factory")
+'''
+
+
+def test_a_grid_built_by_a_function_and_extra_method_figures(tmp_path, monkeypatch):
+    (tmp_path / "my_grids.py").write_text(FACTORY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import my_grids
+    df = E.run_grid(my_grids.grid(), backend="serial", progress=False)
+    R.save_record(df, "fac", grid="my_grids:grid", root=tmp_path / "record")
+    rec, prov = R.load_record("fac", root=tmp_path / "record")
+    assert json.loads((tmp_path / "record" / "fac" / "grid.json").read_text())["source"] == {"factory": "my_grids:grid"}
+    d = rec[rec.method == "depth2"]
+    assert set(d.depth) == {2.0} and (d.nodes >= 3).all() and rec[rec.method == "logistic"].depth.isna().all()   # extra figures kept
+    assert set(rec.n_train) == {120}
+    new = R.refresh_record("fac", "depth2", root=tmp_path / "record", backend="serial", progress=False)
+    assert new.attrs["changed"] == 0 and "depth" in new.columns
+    pd.testing.assert_frame_equal(R.load_record("fac", root=tmp_path / "record")[0].drop(columns="fit_seconds"),
+                                  rec.drop(columns="fit_seconds"), check_exact=True)
+    with pytest.raises(ValueError, match="grid 'no_such_module:grid': ModuleNotFoundError"):
+        R.save_record(df, "fac2", grid="no_such_module:grid", root=tmp_path / "record")
+    with pytest.raises(ValueError, match="grid 'my_grids:nope': AttributeError"):
+        R.save_record(df, "fac2", grid="my_grids:nope", root=tmp_path / "record")
+    assert R.list_records(tmp_path / "record") == ["fac"] and not (tmp_path / "record" / "fac2").exists()   # nothing written

@@ -172,7 +172,7 @@ def _ints(values, what: str) -> list[int]:
         raise ValueError(f"{what} must be a non-empty list of non-negative ints (or a count n for 0..n-1); got {values!r}.")
     return [int(v) for v in out]
 
-# %% ../../nbs/70b_grid.ipynb #c97e4848
+# %% ../../nbs/70b_grid.ipynb #1919d590
 class Grid:
     "Datasets × noise models × rates × methods × seeds × splits, expanded into independent `Task`s."
 
@@ -230,6 +230,26 @@ class Grid:
                     splits=self.splits, test_size=self.test_size,
                     methods={k: m.describe() for k, m in self.methods.items()},
                     **({"max_train": dict(self.max_train)} if self.max_train else {}))   # absent when unset: old fingerprints hold
+
+    def subset(self, *, datasets=None, methods=None, noise=None, rates=None, seeds=None, # the values to keep (None: all)
+               splits: int | None = None, # the first `splits` partitions per seed
+               name: str | None = None) -> "Grid":
+        "A slice of this grid — e.g. the live re-run of a record: its tasks keep their keys, ids and seeds."
+        def pick(axis, chosen, what):
+            if chosen is None: return axis
+            chosen = [chosen] if isinstance(chosen, (str, numbers.Real)) else list(chosen)
+            bad = [c for c in chosen if c not in axis]
+            if bad or not chosen:
+                raise ValueError(f"{what} {bad[0] if bad else chosen!r} is not in grid {self.name!r}"
+                                 f"{_did_you_mean(bad[0], [str(a) for a in axis]) if bad else ''}; its {what}s: {', '.join(map(str, axis))}.")
+            return {c: axis[c] for c in chosen} if isinstance(axis, dict) else chosen
+        if splits is not None and (isinstance(splits, bool) or not isinstance(splits, numbers.Integral) or not 1 <= splits <= self.splits):
+            raise ValueError(f"splits must be an int in [1, {self.splits}] (the first partitions of grid {self.name!r}); got {splits!r}.")
+        ds = pick(self.datasets, datasets, "dataset")
+        return Grid(ds, list(pick(self.methods, methods, "method").values()), noise=pick(self.noise, noise, "noise model"),
+                    rates=pick(self.rates, rates, "rate"), seeds=pick(self.seeds, seeds, "seed"), splits=splits or self.splits,
+                    test_size=self.test_size, name=name or f"{self.name} (subset)",
+                    max_train={d: c for d, c in self.max_train.items() if d in ds} or None)
 
     def fingerprint(self) -> str:
         "A hash of `spec()`: two grids with the same fingerprint produce the same rows."

@@ -91,7 +91,7 @@ def provenance(wall_seconds=None, **extra) -> dict:
                 wall_seconds=None if wall_seconds is None else round(float(wall_seconds), 1),
                 versions=versions(), machine=machine(), **extra)
 
-# %% ../../nbs/70g_record.ipynb #4b501df3
+# %% ../../nbs/70g_record.ipynb #3e26f257
 def _compact(df: pd.DataFrame) -> pd.DataFrame:
     "The record's columns: the row schema without the dropped ones, plus any extra method figures."
     keep = [c for c in df.columns if c not in DROPPED_COLUMNS]
@@ -111,7 +111,11 @@ def _grid_source(grid) -> dict:
 def _build(source: dict, folder: Path) -> Grid:
     if "file" in source: return read_grid(folder / source["file"])
     module, func = source["factory"].split(":")
-    grid = getattr(importlib.import_module(module), func)()
+    try: make = getattr(importlib.import_module(module), func)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"grid {source['factory']!r}: {type(e).__name__}: {e}; name an importable module and its function "
+                         "returning the Grid, or give the grid file.") from None
+    grid = make()
     if not isinstance(grid, Grid): raise TypeError(f"{source['factory']} returned {type(grid).__name__}, not a Grid.")
     return grid
 
@@ -139,9 +143,7 @@ def save_record(results,                  # run_grid's DataFrame, a ResultStore 
     if (folder / "provenance.json").exists() and not overwrite:
         raise FileExistsError(f"record {name!r} exists in {folder.parent}; refresh one method with "
                               f"`robust-ref record refresh {name} --method M`, or pass overwrite=True to replace it all.")
-    folder.mkdir(parents=True, exist_ok=True)
-    if "file" in source: shutil.copyfile(source.pop("path"), folder / source["file"])
-    g = _build(source, folder)
+    g = read_grid(source["path"]) if "file" in source else _build(source, folder)   # before anything is written
     fps = set(df["grid"]) if "grid" in df.columns else set()
     if fps and fps != {g.fingerprint()}:
         raise ValueError(f"the results were run on grid(s) {', '.join(sorted(map(str, fps)))}, but the grid given builds "
@@ -149,6 +151,8 @@ def save_record(results,                  # run_grid's DataFrame, a ResultStore 
     ids = {t.task_id for t in g.tasks()}
     stray = [t for t in df.task_id if t not in ids]
     if stray: raise ValueError(f"{len(stray)} row(s) are not tasks of the grid (e.g. task {stray[0]}); give the grid the results were run from.")
+    folder.mkdir(parents=True, exist_ok=True)
+    if "file" in source: shutil.copyfile(source.pop("path"), folder / source["file"])
     _compact(df).to_parquet(folder / "results.parquet", index=False)
     (folder / "grid.json").write_text(json.dumps(dict(fingerprint=g.fingerprint(), spec=g.spec(), source=source), indent=1, sort_keys=True) + "\n")
     ok = int((df.status == "ok").sum())
@@ -207,14 +211,13 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
         raise AssertionError("\n".join(lines))
     return summary
 
-# %% ../../nbs/70g_record.ipynb #768875be
+# %% ../../nbs/70g_record.ipynb #e4059e53
 def _method_grid(grid: Grid, method: str) -> Grid:
     "The grid restricted to one method: the same task keys, so the same task ids and seeds."
     if method not in grid.methods:
         raise ValueError(f"method {method!r} is not in the record's grid{_did_you_mean(method, grid.methods)}; "
                          f"its methods: {', '.join(grid.methods)}.")
-    return Grid(dict(grid.datasets), [grid.methods[method]], noise=dict(grid.noise), rates=grid.rates, seeds=grid.seeds,
-                splits=grid.splits, test_size=grid.test_size, name=f"{grid.name}.refresh.{method}", max_train=grid.max_train or None)
+    return grid.subset(methods=[method], name=f"{grid.name}.refresh.{method}")
 
 def refresh_record(name: str, method: str, *, root=None, backend: str = "joblib", n_jobs: int = -1,
                    progress: bool = True) -> pd.DataFrame:
