@@ -2,7 +2,7 @@
 import pytest
 
 from robust_ref.datasets import list_datasets, published_table
-from robust_ref.experiments import Grid, available_methods, example_grids, read_grid
+from robust_ref.experiments import available_methods, example_grids, read_grid
 
 
 def test_rmboost_table3_grid_is_the_papers_protocol():
@@ -27,8 +27,7 @@ def test_rmboost_table3_grid_is_the_papers_protocol():
 def test_a_live_slice_has_the_record_grids_task_keys():
     "Notebook 81's live slice: the same methods, fewer datasets/partitions — every task is a task of the record grid."
     g = read_grid(example_grids()["rmboost_table3"])
-    live = Grid(["titanic"], list(g.methods.values()), noise=list(g.noise), rates=[0.0, 0.1], seeds=g.seeds[:1],
-                splits=1, test_size=g.test_size, name=g.name)
+    live = g.subset(datasets=["titanic"], rates=[0.0, 0.1], seeds=g.seeds[:1], splits=1)
     ids = {t.task_id: t.seeds() for t in g.tasks()}
     assert len(live) == 27 and all(ids[t.task_id] == t.seeds() for t in live.tasks())
 
