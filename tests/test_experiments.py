@@ -836,3 +836,12 @@ def test_subset_keeps_task_keys_ids_and_seeds():
         full.subset(seeds=[5])
     with pytest.raises(ValueError, match=r"splits must be an int in \[1, 2\]"):
         full.subset(splits=3)
+
+
+def test_capped_and_generated_grid_is_the_same_on_local_processes():
+    grid = E.Grid(["sonar", ("ls", E.generated_dataset("long_servedio", n=300, version="2d"))], ["tree", "logistic"],
+                  rates=[0.0, 0.2], seeds=2, max_train={"sonar": 80}, name="procs")
+    a = E.run_grid(grid, backend="serial", progress=False)
+    b = E.run_grid(grid, backend="joblib", n_jobs=2, progress=False)
+    assert (a.status == "ok").all() and set(a[a.dataset == "sonar"].n_train) == {80}
+    pd.testing.assert_frame_equal(a[STABLE], b[STABLE], check_exact=True)

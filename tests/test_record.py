@@ -215,3 +215,18 @@ def test_a_grid_built_by_a_function_and_extra_method_figures(tmp_path, monkeypat
     with pytest.raises(ValueError, match="grid 'my_grids:nope': AttributeError"):
         R.save_record(df, "fac2", grid="my_grids:nope", root=tmp_path / "record")
     assert R.list_records(tmp_path / "record") == ["fac"] and not (tmp_path / "record" / "fac2").exists()   # nothing written
+
+
+def test_wall_time_unknown_for_runs_that_did_not_record_it(made, tmp_path):
+    records, grid_file, df = made
+    runs = tmp_path / "runs"
+    shutil.copytree(records.parent / "runs", runs)
+    meta = json.loads((runs / "grid.json").read_text())
+    assert E.ResultStore(runs).wall_seconds() == meta["runs"][0]["seconds"] > 0
+    for r in meta["runs"]: r.pop("seconds")                        # a folder written by an older runner
+    (runs / "grid.json").write_text(json.dumps(meta))
+    assert E.ResultStore(runs).wall_seconds() is None
+    R.save_record(runs, "old", grid=grid_file, root=tmp_path / "record")
+    assert R.load_record("old", root=tmp_path / "record")[1]["wall_seconds"] is None   # unknown, never a made-up 0
+    R.save_record(runs, "old", grid=grid_file, root=tmp_path / "record", wall_seconds=3600, overwrite=True)
+    assert R.load_record("old", root=tmp_path / "record")[1]["wall_seconds"] == 3600

@@ -26,7 +26,7 @@ ROW_COLUMNS = ["task_id", "task_index", "dataset", "noise", "rate", "method", "s
                "fit_seconds", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator", "params", "worker", "run_id", "grid"]
 VOLATILE_COLUMNS = ("fit_seconds", "worker", "run_id")  # differ between runs by nature; everything else is bit-identical
 
-# %% ../../nbs/70c_store.ipynb #305ed676
+# %% ../../nbs/70c_store.ipynb #1ee62241
 def versions() -> dict:
     "Versions of Python, the platform and the packages that produce results."
     from importlib import metadata
@@ -167,10 +167,12 @@ class ResultStore:
             if run["run_id"] == run_id: run.update(seconds=round(float(seconds), 3), done=int(done))
         self._write_meta()
 
-    def wall_seconds(self) -> float:
-        "Wall time of every run of this store's grids that recorded one (the runs of a grid spanning several sittings add up)."
+    def wall_seconds(self) -> float | None:
+        "Wall time of the runs of this store's grids (the runs of a grid spanning several sittings add up); None if a run did not record it."
         fps = set(_grids(self.meta))
-        return float(sum(r.get("seconds", 0.0) for r in self.meta["runs"] if r.get("grid") in fps or r.get("grid") is None))
+        runs = [r for r in self.meta["runs"] if r.get("grid") in fps or r.get("grid") is None]
+        if not runs or any("seconds" not in r for r in runs): return None   # runs made before run times were recorded
+        return float(sum(r["seconds"] for r in runs))
 
     def rows(self, grid: str | None = None, # only the rows of the grid with this fingerprint (default: this store's grid when writing, else every grid of grid.json)
              ) -> list[dict]:
