@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from robust_ref.statistics import (agreement, agreement_counts, average_ranks, critical_difference, friedman,
-                                   nemenyi, plot_critical_difference)
+from robust_ref.statistics import (agreement, agreement_counts, agreement_table, average_ranks, critical_difference,
+                                   friedman, nemenyi, plot_critical_difference, provenance_table, shaded_cells,
+                                   smallest_degradation, styled)
 
 
 def test_friedman_on_a_hand_computed_table():
@@ -63,3 +64,85 @@ def test_agreement_marks_and_counts():
     assert c.loc["X"].tolist() == [2, 2] and c.loc["Y"].tolist() == [0, 1]
     with pytest.raises(ValueError, match=r"lacks columns \['sd'\]"):
         agreement(mea, pub.drop(columns="sd"), on=["dataset", "method"])
+
+
+
+def _cells():
+    pub = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "method": ["X", "Y", "X", "Y"],
+                        "mean": [10.0, 12.0, 20.0, 25.0], "sd": [1.0, 1.0, 2.0, 2.0]})
+    mea = pd.DataFrame({"dataset": ["a", "a", "b"], "method": ["X", "Y", "X"], "mean": [10.5, 13.5, 22.0],
+                        "sd": [0.5, 0.4, 0.9], "n": [30, 30, 30]})
+    return agreement(mea, pub, on=["dataset", "method"])
+
+
+def test_agreement_table_puts_published_next_to_measured_and_shades_outside():
+    t = agreement_table(_cells(), index=["method"])
+    d = t.data
+    assert list(d.columns) == [("a", "measured"), ("a", "published"), ("b", "measured"), ("b", "published")]
+    assert d.loc["X", ("a", "measured")] == "10.5 ± 0.5" and d.loc["X", ("b", "published")] == "20.0 ± 2.0"
+    assert d.loc["Y", ("b", "measured")] == "–"                       # never measured: shown, not shaded
+    assert shaded_cells(t) == [("Y", ("a", "measured"))]             # only Y on a (|13.5 − 12| = 1.5 > 1)
+    html = t.to_html()
+    assert "30 partitions per cell" in html and "1 of 3" in html and "<caption" in html
+    c = _cells()
+    c.loc[2, ["measured", "within_1sd"]] = [30.0, False]               # X on b now far off too
+    assert shaded_cells(agreement_table(c, index=["method"])) == [("X", ("b", "measured")), ("Y", ("a", "measured"))]
+
+
+def test_agreement_table_titles_and_rates_as_percent():
+    c = _cells().assign(rate=0.1)
+    html = agreement_table(c, index=["rate", "method"], caption="Table 3").to_html()
+    assert "Table 3. Measured mean" in html and ">10%<" in html and "0.100000" not in html
+
+
+def test_agreement_table_shows_n_per_cell_when_it_varies():
+    c = _cells()
+    c.loc[0, "n"] = 7
+    d = agreement_table(c, index=["method"]).data
+    assert d.loc["X", ("a", "measured")] == "10.5 ± 0.5 (7)" and d.loc["X", ("b", "measured")] == "22.0 ± 0.9 (30)"
+
+
+def test_agreement_table_bad_input():
+    with pytest.raises(ValueError, match=r"lacks columns \['within_1sd'\]"):
+        agreement_table(_cells().drop(columns="within_1sd"), index=["method"])
+    with pytest.raises(ValueError, match="digits"): agreement_table(_cells(), index=["method"], digits=-1)
+    with pytest.raises(TypeError, match="caption"): styled(pd.DataFrame({"a": [1.0]}), caption=3)
+    with pytest.raises(TypeError, match="DataFrame"): styled([[1.0]])
+
+
+def test_styled_has_caption_precision_and_scrolls():
+    html = styled(pd.DataFrame({"m": [1.23456]}), "Deg", digits=2).to_html()
+    assert "1.23<" in html and "Deg</caption>" in html and "overflow-x: auto" in html
+
+
+_IDX = pd.MultiIndex.from_tuples([("uniform", 0.1), ("adversarial", 0.1)], names=["noise", "rate"])
+
+
+def test_smallest_degradation_holds_and_reports_the_published_difference():
+    deg = pd.DataFrame({"RMBoost": [0.66, 3.0], "AdaBoost": [3.32, 2.0], "LPBoost": [4.0, 5.0]}, index=_IDX)
+    c = smallest_degradation(deg, "RMBoost", published=pd.Series({"RMBoost": 1.71, "AdaBoost": 3.88, "LPBoost": 4.39}))
+    assert c.holds and list(c.numbers.index) == ["RMBoost", "AdaBoost", "LPBoost"]
+    assert c.numbers.loc["RMBoost", "difference"] == pytest.approx(0.66 - 1.71)
+    assert "holds" in c.statement and "-1.05 pp" in c.statement
+
+
+def test_smallest_degradation_can_fail():
+    "The same claim on a frame where another method degrades less (here: under adversarial noise) fails, naming it."
+    deg = pd.DataFrame({"RMBoost": [0.66, 3.0], "AdaBoost": [3.32, 2.0], "LPBoost": [4.0, 5.0]}, index=_IDX)
+    c = smallest_degradation(deg, "RMBoost", noise="adversarial", rate=0.1)
+    assert not c.holds and c.numbers.index[0] == "AdaBoost" and c.numbers.loc["RMBoost", "rank"] == 2
+    assert "does not hold" in c.statement and "AdaBoost +2.00 pp" in c.statement
+
+
+@pytest.mark.parametrize("kw, match", [(dict(method="Nope"), "method 'Nope' is not a column"),
+                                       (dict(method="RMBoost", rate=0.3), r"no row \(noise='uniform', rate=0.3\)")])
+def test_smallest_degradation_bad_input(kw, match):
+    deg = pd.DataFrame({"RMBoost": [0.66, 3.0], "AdaBoost": [3.32, 2.0]}, index=_IDX)
+    with pytest.raises(ValueError, match=match): smallest_degradation(deg, **kw)
+    with pytest.raises(TypeError, match="DataFrame"): smallest_degradation(deg.to_numpy(), "RMBoost")
+
+
+def test_provenance_table_flattens():
+    t = provenance_table({"commit": "abc", "versions": {"numpy": "2.1"}, "wall_time_s": 12.5})
+    assert t.data.to_dict()["value"] == {"commit": "abc", "versions.numpy": "2.1", "wall_time_s": "12.5"}
+    with pytest.raises(TypeError, match="provenance must be a dict"): provenance_table([1])
