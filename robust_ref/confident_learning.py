@@ -75,12 +75,17 @@ class ConfidentLearningClassifier(BinaryClassifier):
         self.estimator, self.cv, self.filter_by = estimator, cv, filter_by
         self.min_keep_per_class, self.random_state = min_keep_per_class, random_state
 
-# %% ../nbs/62_confident_learning.ipynb #0871a31d
+# %% ../nbs/62_confident_learning.ipynb #92dec0d4
 def _seeded(est, seed: int):
-    "A clone of `est` with `random_state` set from `seed` when it has one."
+    "A clone of `est` with every `random_state` (also a pipeline step's) set from `seed`."
     est = clone(est)
-    if "random_state" in est.get_params(deep=False): est.set_params(random_state=seed)
+    est.set_params(**{k: seed for k in est.get_params(deep=True) if k == "random_state" or k.endswith("__random_state")})
     return est
+
+def _weighted(est, w) -> dict:
+    "Fit keyword arguments passing sample weights `w` to `est`, or to the last step of a pipeline (which has no `sample_weight`)."
+    steps = getattr(est, "steps", None)
+    return {f"{steps[-1][0]}__sample_weight": w} if steps else {"sample_weight": w}
 
 @patch
 def _fit(self: ConfidentLearningClassifier, X, y_pm, w):
@@ -105,7 +110,7 @@ def _fit(self: ConfidentLearningClassifier, X, y_pm, w):
     else: folds = self.cv
     # 1. out-of-fold probabilities, weighted fits
     self.oof_proba_ = cross_val_predict(_seeded(base, fit_seed), X, y_pm, cv=folds, method="predict_proba",
-                                        params={"sample_weight": w})
+                                        params=_weighted(base, w))
     # 2. cleanlab's flags, one process (deterministic)
     flags = np.asarray(find_label_issues(labels, self.oof_proba_, filter_by=self.filter_by, n_jobs=1), dtype=bool)
     # 3. never empty a class
@@ -118,7 +123,7 @@ def _fit(self: ConfidentLearningClassifier, X, y_pm, w):
     self.label_issues_, self.n_label_issues_ = flags, int(flags.sum())
     # 4. refit on the kept rows
     keep = ~flags
-    self.estimator_ = _seeded(base, fit_seed).fit(X[keep], y_pm[keep], sample_weight=w[keep])
+    self.estimator_ = _seeded(base, fit_seed).fit(X[keep], y_pm[keep], **_weighted(base, w[keep]))
     return self
 
 @patch

@@ -96,3 +96,22 @@ def test_missing_cleanlab_says_how_to_install(monkeypatch):
     X, y = _world(60)
     with pytest.raises(ImportError, match=r"robust_ref\[cleanlab\]"):
         ConfidentLearningClassifier(LogisticRegression()).fit(X, y)
+
+
+def test_a_pipeline_base_model_gets_the_weights_and_the_seed():
+    "A pipeline has no `sample_weight`: the weights go to its last step (the registry's cl_logistic wraps one)."
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = _world()
+    noisy = flip_uniform(y, 0.15, random_state=1).y
+    w = np.random.default_rng(0).uniform(0.5, 2, len(y))
+    pipe = ConfidentLearningClassifier(make_pipeline(StandardScaler(), LogisticRegression()), random_state=0)
+    bare = ConfidentLearningClassifier(LogisticRegression(), random_state=0)
+    Xs = StandardScaler().fit_transform(X)   # per-fold scaling differs slightly, so compare what cannot move: the refit
+    pipe.fit(X, noisy, sample_weight=w)
+    keep = ~pipe.label_issues_
+    ref = LogisticRegression().fit(StandardScaler().fit(X[keep]).transform(X[keep]), noisy[keep], sample_weight=w[keep])
+    assert np.allclose(pipe.estimator_[-1].coef_, ref.coef_)
+    unweighted = LogisticRegression().fit(StandardScaler().fit(X[keep]).transform(X[keep]), noisy[keep])
+    assert not np.allclose(pipe.estimator_[-1].coef_, unweighted.coef_)   # the weights were used, not dropped
+    assert bare.fit(Xs, noisy, sample_weight=w).n_label_issues_ > 0
