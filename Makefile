@@ -1,7 +1,7 @@
 # robust_ref: two commands on a fresh machine (see README.md)
 #   make book   re-execute every notebook with papermill, then render the docs site into _docs/: Quarto's when a
 #               `quarto` binary is on PATH, else the offline builder's (tools/book.py says which one ran)
-#   make test   everything CI runs: nbdev_test, pytest (notebooks via papermill, estimator checks, docs build, ...)
+#   make test   everything CI runs: pytest (every notebook once via papermill, estimator checks, docs build, ...)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
@@ -14,7 +14,7 @@ export OMP_NUM_THREADS ?= 1
 export OPENBLAS_NUM_THREADS ?= 1
 export MKL_NUM_THREADS ?= 1
 
-.PHONY: book test venv bench clean
+.PHONY: book test nbtest venv bench clean
 
 $(STAMP): settings.ini setup.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,11 +28,15 @@ venv: $(STAMP)
 book: $(STAMP)
 	$(PY) tools/book.py all $(if $(FULL),--full)
 
+# Every notebook is executed once per run: by pytest's papermill test (tests/test_notebooks.py, one item per notebook),
+# which runs every code cell as nbdev_test does (no notebook uses nbdev_test's skip flags; the test checks every cell
+# ran) and keeps the executed copies that the docs build and the browser test render. `make nbtest` is nbdev_test alone.
 test: $(STAMP)
-	@echo "== nbdev_test: every notebook's own checks =="
-	$(VENV)/bin/nbdev_test --n_workers 2 --path nbs
-	@echo "== pytest: papermill re-execution, estimator checks, properties, bad input, export sync, docs =="
+	@echo "== pytest: every notebook's own checks (papermill), estimator checks, properties, bad input, export sync, docs =="
 	$(PY) -m pytest tests -ra -n 2 --durations=15
+
+nbtest: $(STAMP)
+	$(VENV)/bin/nbdev_test --n_workers 2 --path nbs
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done

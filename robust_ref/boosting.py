@@ -9,6 +9,7 @@ import numbers
 import warnings
 
 import numpy as np
+from fastcore.basics import patch
 from scipy.optimize import minimize_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -289,31 +290,6 @@ class BoostingClassifier(BinaryClassifier):
         for a, h in zip(self.estimator_weights_, self.estimators_): F += a * h(X)
         return F
 
-    def staged_decision_function(self, X):
-        "Yield F_m(X) after each round m = 1..n_estimators_ (the last equals `decision_function`)."
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        F = np.zeros(X.shape[0])
-        for a, h in zip(self.estimator_weights_, self.estimators_):
-            F = F + a * h(X)
-            yield F.copy()
-
-    def staged_predict(self, X):
-        "Yield the predicted labels after each round."
-        for F in self.staged_decision_function(X):
-            yield self.classes_[(F > 0).astype(int)]
-
-    def predict_proba(self, X) -> np.ndarray:
-        "[P(classes_[0]), P(classes_[1])] with P(+1|x) = σ(2F(x)) (F estimates half the log-odds)."
-        p = sigmoid(2.0 * self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
-
-    def staged_predict_proba(self, X):
-        "Yield `predict_proba` after each round."
-        for F in self.staged_decision_function(X):
-            p = sigmoid(2.0 * F)
-            yield np.column_stack([1.0 - p, p])
-
 BoostingClassifier.__doc__ = f"{BoostingClassifier.__doc__}\n\n    {ENGINE_ATTRIBUTES.rstrip()}\n"
 
 # %% ../nbs/05_boosting.ipynb #7dfa2dd0
@@ -341,3 +317,34 @@ class MarginBoostClassifier(BoostingClassifier):
     def _make_strategy(self):
         if self.kind == "gradient": return GradientBoost(self.loss, self.weak_kind, self.step)
         return NewtonBoost(self.loss)
+
+# %% ../nbs/05_boosting.ipynb #cf975b0f
+@patch
+def staged_decision_function(self: BoostingClassifier, X):
+    "Yield F_m(X) after each round m = 1..n_estimators_ (the last equals `decision_function`)."
+    check_is_fitted(self)
+    X = validate_data(self, X, dtype=np.float64, reset=False)
+    F = np.zeros(X.shape[0])
+    for a, h in zip(self.estimator_weights_, self.estimators_):
+        F = F + a * h(X)
+        yield F.copy()
+
+@patch
+def staged_predict(self: BoostingClassifier, X):
+    "Yield the predicted labels after each round."
+    for F in self.staged_decision_function(X):
+        yield self.classes_[(F > 0).astype(int)]
+
+# %% ../nbs/05_boosting.ipynb #42e92265
+@patch
+def predict_proba(self: BoostingClassifier, X) -> np.ndarray:
+    "[P(classes_[0]), P(classes_[1])] with P(+1|x) = σ(2F(x)) (F estimates half the log-odds)."
+    p = sigmoid(2.0 * self.decision_function(X))
+    return np.column_stack([1.0 - p, p])
+
+@patch
+def staged_predict_proba(self: BoostingClassifier, X):
+    "Yield `predict_proba` after each round."
+    for F in self.staged_decision_function(X):
+        p = sigmoid(2.0 * F)
+        yield np.column_stack([1.0 - p, p])

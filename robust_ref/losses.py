@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from fastcore.basics import patch
 from scipy.special import expit, log_expit
 
 from .core import Interval, InvalidParameterError
@@ -130,31 +131,6 @@ class MarginLoss:
         "φ''(v), elementwise (almost-everywhere second derivative; right limit at kinks)."
         return _out(self._d2(_as_margin(v)))
 
-    def weight(self, v):
-        "The boosting sample weight −φ'(v)."
-        return _out(-self._d1(_as_margin(v)))
-
-    def log_weight(self, v):
-        "log(−φ'(v)) computed stably (−inf where the weight is 0); raises where a weight is negative."
-        v = _as_margin(v)
-        self._check_nonnegative_weights(v)
-        return _out(self._log_weight(v))
-
-    def _check_nonnegative_weights(self, v):
-        if not self.monotone and np.any(self._d1(v) > 0):
-            raise ValueError(f"{self.name}: some weights −φ'(v) are negative (margins beyond the loss minimum, "
-                             "e.g. v > 1 for the squared loss); log-weights and normalised sample weights need "
-                             "−φ'(v) ≥ 0. Use loss.weight(v) for the signed weights.")
-
-    def sample_weights(self, v):
-        "Weights −φ'(v) normalised to sum 1, computed in log-space (no overflow even for e^{1e6})."
-        v = _as_margin(v)
-        self._check_nonnegative_weights(v)
-        w = normalised_exp(self._log_weight(v))
-        if w is None:
-            raise ValueError(f"{self.name}: every weight −φ'(v) is 0 at these margins; nothing to normalise.")
-        return w
-
     # --- implementation hooks (arrays in, arrays out, already validated) ---
     def _value(self, v): raise NotImplementedError
     def _d1(self, v): raise NotImplementedError
@@ -248,6 +224,36 @@ class SquaredHingeLoss(MarginLoss):
     def _d2(self, v): return np.where(v < 1.0, 2.0, 0.0)
     def _minimizer(self, eta): return 2 * eta - 1
     def _psi(self, theta): return theta**2
+
+# %% ../nbs/01_losses.ipynb #f69caded
+@patch
+def weight(self: MarginLoss, v):
+    "The boosting sample weight −φ'(v)."
+    return _out(-self._d1(_as_margin(v)))
+
+@patch
+def log_weight(self: MarginLoss, v):
+    "log(−φ'(v)) computed stably (−inf where the weight is 0); raises where a weight is negative."
+    v = _as_margin(v)
+    self._check_nonnegative_weights(v)
+    return _out(self._log_weight(v))
+
+@patch
+def _check_nonnegative_weights(self: MarginLoss, v):
+    if not self.monotone and np.any(self._d1(v) > 0):
+        raise ValueError(f"{self.name}: some weights −φ'(v) are negative (margins beyond the loss minimum, "
+                         "e.g. v > 1 for the squared loss); log-weights and normalised sample weights need "
+                         "−φ'(v) ≥ 0. Use loss.weight(v) for the signed weights.")
+
+@patch
+def sample_weights(self: MarginLoss, v):
+    "Weights −φ'(v) normalised to sum 1, computed in log-space (no overflow even for e^{1e6})."
+    v = _as_margin(v)
+    self._check_nonnegative_weights(v)
+    w = normalised_exp(self._log_weight(v))
+    if w is None:
+        raise ValueError(f"{self.name}: every weight −φ'(v) is 0 at these margins; nothing to normalise.")
+    return w
 
 # %% ../nbs/01_losses.ipynb #719c5c57
 @dataclass(frozen=True, repr=False)

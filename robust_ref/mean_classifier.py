@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from fastcore.basics import patch
 from scipy.optimize import linprog, minimize
 from sklearn.base import clone
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
@@ -183,7 +184,7 @@ def mean_coefficients(y,                  # labels in {−1, +1} (the noisy labe
                       rate_pos=None,      # corrected: P(flip | clean y = +1)
                       rate_neg=None,      # corrected: P(flip | clean y = −1)
                      ) -> np.ndarray:
-    "The coefficients c of ω = Σ_i c_i φ(x_i) for the plain, balanced and noise-corrected means (A1.1, A1.6, A1.7)."
+    "The coefficients c of ω = Σ_i c_i φ(x_i) for the plain, balanced and noise-corrected means."
     y = _check_pm(y)
     p = check_sample_weight(sample_weight, len(y), normalize=True)
     if variant == "plain": return p * y
@@ -297,13 +298,6 @@ class MeanClassifier(BinaryClassifier):
                 if self.normalize: self.scale_ = 0.0
             elif self.normalize: self.scale_ = 1.0 / norm
 
-    def mean_norm(self) -> float:
-        "‖ω‖ = √(cᵀKc) of the fitted expansion (O(n²) kernel evaluations in blocks; O(d) for a linear kernel)."
-        check_is_fitted(self, "dual_coef_")
-        if self.kernel_.name == "linear": return float(np.linalg.norm(self.coef_))
-        c = self.dual_coef_
-        return math.sqrt(max(float(c @ _kernel_matvec(self.kernel_, self.X_fit_, self.X_fit_, c)), 0.0))
-
     def _decision(self, X):
         with np.errstate(over="ignore", invalid="ignore"):
             s = X @ self.coef_ if self.kernel_.name == "linear" else _kernel_matvec(self.kernel_, X, self.X_fit_, self.dual_coef_)
@@ -317,64 +311,15 @@ class MeanClassifier(BinaryClassifier):
         s = self.decision_function(X)
         return self.classes_[((s >= 0) if self.tie == "positive" else (s > 0)).astype(int)]
 
-    # --- sparsification by herding (defined in the herding section below) ---
-    def _herd_target(self):
-        "ω/M as a point of co{s_i φ(x_i)}: candidates c ≠ 0, target p = |c|/M, signs s = sign(c), mass M = Σ|c|."
-        check_is_fitted(self, "dual_coef_")
-        nz = np.flatnonzero(self.dual_coef_)          # zero-weight points are not candidates
-        if nz.size == 0: raise ValueError("the fitted expansion has no non-zero coefficient; nothing to herd.")
-        c = self.dual_coef_[nz]
-        M = float(np.abs(c).sum())
-        return nz, np.abs(c) / M, np.where(c < 0, -1.0, 1.0), M
 
-    def _restricted(self, idx, coef, info=None) -> "MeanClassifier":
-        "A fitted copy whose expansion uses only the training points `idx` with coefficients `coef`."
-        new = clone(self)
-        for k, v in self.__dict__.items():
-            if k.endswith("_") and not k.startswith("__"): setattr(new, k, v)
-        new.X_fit_, new.support_ = self.X_fit_[idx], self.support_[idx]
-        new._set_expansion(coef)
-        new.scale_ = self.scale_
-        new.herd_ = info
-        return new
-
-    def herd(self,
-             eps=0.01,           # tolerance ε > 0 on ‖ω/M − ω̃/M‖ (M = Σ|c_i|; M = 1 for the plain and balanced means)
-             *,
-             method="serial",    # "serial" (Algorithm 1) or "parallel" (mean of means, groups of ≤ group_size)
-             group_size=200,     # parallel: largest group
-             max_iter=None,      # Frank–Wolfe iteration cap per herd (default 20 n)
-             max_points=None,    # serial: stop once the herd has this many distinct points
-             random_state=None,  # parallel: seed of the random partition
-            ) -> "MeanClassifier":
-        "A sparse `MeanClassifier` from discriminative herding (A4/A5): sup_x |f − f̃| ≤ ε·M·sup √K(x,x)."
-        nz, p, s, M = self._herd_target()
-        if method == "serial":
-            h = kernel_herding(self.X_fit_[nz], self.kernel_, signs=s, target=p, eps=eps, max_iter=max_iter,
-                               max_points=max_points)
-        elif method == "parallel":
-            h = parallel_herding(self.X_fit_[nz], self.kernel_, signs=s, target=p, eps=eps, group_size=group_size,
-                                 max_iter=max_iter, random_state=random_state)
-        else: raise ValueError(f"method must be 'serial' or 'parallel'; got {method!r}.")
-        return self._restricted(nz[h.indices], M * s[h.indices] * h.weights, h)
-
-    def herd_recursive(self,
-                       eps=0.01,            # tolerance per level
-                       *,
-                       parallel=False,      # herd each level in parallel groups (the paper's dotted curve)
-                       group_size=200,      # parallel: largest group
-                       stop_size=100,       # stop once the herd has at most this many points (the paper: 100)
-                       max_levels=1000,     # safety cap on the number of levels
-                       track_residual=True, # also compute ‖ω − ω̃‖ to the full mean per level (one O(n²) pass)
-                       random_state=None,   # parallel: seed of the partitions
-                      ) -> list:
-        "Recursive herding (A6): herd, herd the herd, …; a list of `HerdLevel`, each with its `classifier`."
-        nz, p, s, M = self._herd_target()
-        levels = recursive_herding(self.X_fit_[nz], self.kernel_, signs=s, target=p, eps=eps, parallel=parallel,
-                                   group_size=group_size, stop_size=stop_size, max_levels=max_levels,
-                                   track_residual=track_residual, random_state=random_state)
-        for lv in levels: lv.classifier = self._restricted(nz[lv.indices], M * s[lv.indices] * lv.weights, lv)
-        return levels
+# %% ../nbs/40_mean_classifier.ipynb #3187b841
+@patch
+def mean_norm(self: MeanClassifier) -> float:
+    "‖ω‖ = √(cᵀKc) of the fitted expansion (O(n²) kernel evaluations in blocks; O(d) for a linear kernel)."
+    check_is_fitted(self, "dual_coef_")
+    if self.kernel_.name == "linear": return float(np.linalg.norm(self.coef_))
+    c = self.dual_coef_
+    return math.sqrt(max(float(c @ _kernel_matvec(self.kernel_, self.X_fit_, self.X_fit_, c)), 0.0))
 
 # %% ../nbs/40_mean_classifier.ipynb #17b84e06
 def zero_one(y,           # labels in {−1, +1}
@@ -397,7 +342,7 @@ def pair_loss(loss):
 # %% ../nbs/40_mean_classifier.ipynb #d2dbaeba
 @dataclass(frozen=True)
 class CorrectedLoss:
-    "Unbiased loss under class-conditional label noise (A2): E over the noisy label of ℓ̃(ỹ, v) equals ℓ(y, v)."
+    "Unbiased loss under class-conditional label noise: E over the noisy label of ℓ̃(ỹ, v) equals ℓ(y, v)."
     loss: object       # the clean loss (zoo name, MarginLoss or f(y, v))
     rate_pos: float    # σ₊ = P(flip | clean y = +1)
     rate_neg: float    # σ₋ = P(flip | clean y = −1)
@@ -413,7 +358,7 @@ class CorrectedLoss:
 def corrected_loss(loss,  # the clean loss (zoo name, MarginLoss or f(y, v))
                    rate,  # symmetric flip probability σ in [0, ½)
                   ) -> CorrectedLoss:
-    "Natarajan et al.'s corrected loss ℓ_σ for symmetric label noise (D35)."
+    "Natarajan et al.'s corrected loss ℓ_σ for symmetric label noise."
     pair_loss(loss)
     r = _as_real("rate", rate)
     if not 0 <= r < 0.5:
@@ -425,7 +370,7 @@ def corrected_loss_cc(loss,      # the clean loss (zoo name, MarginLoss or f(y, 
                       rate_pos,  # σ₊ = P(flip | clean y = +1)
                       rate_neg,  # σ₋ = P(flip | clean y = −1); σ₊ + σ₋ < 1
                      ) -> CorrectedLoss:
-    "The corrected loss for class-conditional noise with known rates (D36)."
+    "The corrected loss for class-conditional noise with known rates."
     pair_loss(loss)
     return CorrectedLoss(loss, *_check_noise_rates(rate_pos, rate_neg))
 
@@ -449,7 +394,7 @@ def noisy_masses(p_pos,          # P(x_j, y=+1) per atom
                  rate_pos,       # P(flip | clean y=+1): scalar or one per atom
                  rate_neg=None,  # P(flip | clean y=−1); None: equal to rate_pos (symmetric noise)
                 ) -> tuple[np.ndarray, np.ndarray]:
-    "The masses (p₊', p₋') of the noisy population P_σ (SLN, CCN or instance-dependent flips; D29, D30, D32)."
+    "The masses (p₊', p₋') of the noisy population P_σ (SLN, CCN or instance-dependent flips)."
     a, b = _check_masses(p_pos, p_neg)
     rp = _rate_vector("rate_pos", rate_pos, len(a))
     rn = rp if rate_neg is None else _rate_vector("rate_neg", rate_neg, len(a))
@@ -477,7 +422,7 @@ def margin_for_error(scores,  # f at each atom
                      p_pos,   # masses P(x_j, +1)
                      p_neg,   # masses P(x_j, −1)
                     ) -> float:
-    "Γ(P, f) = min{ y f(x) > 0 over the support } (D27); +inf when no support point is classified correctly."
+    "Γ(P, f) = min{ y f(x) > 0 over the support } (the margin for error); +inf when no support point is classified correctly."
     a, b = _check_masses(p_pos, p_neg)
     f = np.asarray(scores, dtype=np.float64)
     m = np.concatenate([f[(a > 0) & (f > 0)], -f[(b > 0) & (f < 0)]])
@@ -501,7 +446,7 @@ def score_label_risk(v,          # scores of the atoms of Q
                      loss,       # zoo name, MarginLoss or f(y, v)
                      rate=0.0,   # symmetric flip probability σ: the risk under Q_σ
                     ) -> float:
-    "E_{Q_σ} ℓ(y, v) = Σ_k q_k [(1 − σ) ℓ(y_k, v_k) + σ ℓ(−y_k, v_k)] for a finite score-label distribution (D33)."
+    "E_{Q_σ} ℓ(y, v) = Σ_k q_k [(1 − σ) ℓ(y_k, v_k) + σ ℓ(−y_k, v_k)] for a finite score-label distribution."
     ell, y, v, q = pair_loss(loss), _check_pm(y), np.asarray(v, dtype=np.float64), np.asarray(q, dtype=np.float64)
     return float(q @ ((1 - rate) * ell(y, v) + rate * ell(-y, v)))
 
@@ -690,7 +635,7 @@ def parallel_herding(X,                    # candidate points (n × d)
                      exact_residual=False, # compute the combined residual exactly (one O(n²) pass)
                      random_state=None,    # seed or Generator of the partition
                     ) -> Herd:
-    "Parallel herding, the 'mean of means' (A5, Lemma 18): herd each group's mean, combine with the group masses."
+    "Parallel herding, the 'mean of means' (§6.3, Lemma 18): herd each group's mean, combine with the group masses."
     X, s, p = _check_herd_input(X, signs, target)
     n, B = len(X), _pos_int("group_size", group_size)
     kern = make_kernel(kernel)
@@ -736,7 +681,7 @@ def recursive_herding(X,                   # candidate points (n × d)
                       track_residual=True, # residual to the full target per level (one O(n²) pass + |herd|² per level)
                       random_state=None,   # seed or Generator (parallel partitions)
                      ) -> list[HerdLevel]:
-    "Recursive herding (A6): herd the weighted herd again until it has ≤ stop_size points or stops shrinking."
+    "Recursive herding (§8): herd the weighted herd again until it has ≤ stop_size points or stops shrinking."
     X, s, p = _check_herd_input(X, signs, target)
     n = len(X)
     stop_size, max_levels = _pos_int("stop_size", stop_size), _pos_int("max_levels", max_levels)
@@ -756,6 +701,69 @@ def recursive_herding(X,                   # candidate points (n × d)
             Gh = _SignedGram(X[idx], kern, s[idx]).matvec(w)
             rf = math.sqrt(max(pGp - 2 * float(w @ mu_full[idx]) + float(w @ Gh), 0.0))
         levels.append(HerdLevel(len(levels) + 1, idx, w, len(idx) / n, h.residual, rf))
+    return levels
+
+# %% ../nbs/40_mean_classifier.ipynb #67198d1d
+@patch
+def _herd_target(self: MeanClassifier):
+    "ω/M as a point of co{s_i φ(x_i)}: candidates c ≠ 0, target p = |c|/M, signs s = sign(c), mass M = Σ|c|."
+    check_is_fitted(self, "dual_coef_")
+    nz = np.flatnonzero(self.dual_coef_)          # zero-weight points are not candidates
+    if nz.size == 0: raise ValueError("the fitted expansion has no non-zero coefficient; nothing to herd.")
+    c = self.dual_coef_[nz]
+    M = float(np.abs(c).sum())
+    return nz, np.abs(c) / M, np.where(c < 0, -1.0, 1.0), M
+
+@patch
+def _restricted(self: MeanClassifier, idx, coef, info=None) -> "MeanClassifier":
+    "A fitted copy whose expansion uses only the training points `idx` with coefficients `coef`."
+    new = clone(self)
+    for k, v in self.__dict__.items():
+        if k.endswith("_") and not k.startswith("__"): setattr(new, k, v)
+    new.X_fit_, new.support_ = self.X_fit_[idx], self.support_[idx]
+    new._set_expansion(coef)
+    new.scale_ = self.scale_
+    new.herd_ = info
+    return new
+
+@patch
+def herd(self: MeanClassifier,
+         eps=0.01,           # tolerance ε > 0 on ‖ω/M − ω̃/M‖ (M = Σ|c_i|; M = 1 for the plain and balanced means)
+         *,
+         method="serial",    # "serial" (Algorithm 1) or "parallel" (mean of means, groups of ≤ group_size)
+         group_size=200,     # parallel: largest group
+         max_iter=None,      # Frank–Wolfe iteration cap per herd (default 20 n)
+         max_points=None,    # serial: stop once the herd has this many distinct points
+         random_state=None,  # parallel: seed of the random partition
+        ) -> "MeanClassifier":
+    "A sparse `MeanClassifier` from discriminative herding (§6.3–6.4): sup_x |f − f̃| ≤ ε·M·sup √K(x,x)."
+    nz, p, s, M = self._herd_target()
+    if method == "serial":
+        h = kernel_herding(self.X_fit_[nz], self.kernel_, signs=s, target=p, eps=eps, max_iter=max_iter,
+                           max_points=max_points)
+    elif method == "parallel":
+        h = parallel_herding(self.X_fit_[nz], self.kernel_, signs=s, target=p, eps=eps, group_size=group_size,
+                             max_iter=max_iter, random_state=random_state)
+    else: raise ValueError(f"method must be 'serial' or 'parallel'; got {method!r}.")
+    return self._restricted(nz[h.indices], M * s[h.indices] * h.weights, h)
+
+@patch
+def herd_recursive(self: MeanClassifier,
+                   eps=0.01,            # tolerance per level
+                   *,
+                   parallel=False,      # herd each level in parallel groups (the paper's dotted curve)
+                   group_size=200,      # parallel: largest group
+                   stop_size=100,       # stop once the herd has at most this many points (the paper: 100)
+                   max_levels=1000,     # safety cap on the number of levels
+                   track_residual=True, # also compute ‖ω − ω̃‖ to the full mean per level (one O(n²) pass)
+                   random_state=None,   # parallel: seed of the partitions
+                  ) -> list:
+    "Recursive herding (§8): herd, herd the herd, …; a list of `HerdLevel`, each with its `classifier`."
+    nz, p, s, M = self._herd_target()
+    levels = recursive_herding(self.X_fit_[nz], self.kernel_, signs=s, target=p, eps=eps, parallel=parallel,
+                               group_size=group_size, stop_size=stop_size, max_levels=max_levels,
+                               track_residual=track_residual, random_state=random_state)
+    for lv in levels: lv.classifier = self._restricted(nz[lv.indices], M * s[lv.indices] * lv.weights, lv)
     return levels
 
 # %% ../nbs/40_mean_classifier.ipynb #0f6bacfa

@@ -127,7 +127,7 @@ def flip_class_conditional(y,                 # clean labels (two class values)
                            classes=None,      # both class values (default: those present in y)
                            random_state=None, # int seed or numpy Generator
                            ) -> NoisyLabels:
-    "Class-conditional noise (robust trees §3.7 CC1/CC2, mean classifier D30): flip positives with rate ρ₊, negatives with ρ₋."
+    "Class-conditional noise (robust trees §3.7 CC1/CC2, mean classifier §5.1): flip positives with rate ρ₊, negatives with ρ₋."
     y, classes, codes = _check_labels(y, classes, who="flip_class_conditional", binary=True)
     rate_pos = _check_rate("rate_pos", rate_pos, 0, 1, "a flip probability, with rate_pos + rate_neg < 1.")
     rate_neg = _check_rate("rate_neg", rate_neg, 0, 1, "a flip probability, with rate_pos + rate_neg < 1.")

@@ -103,3 +103,55 @@ def test_math_typesets_offline(site):
     for nb in book.notebooks():
         text = (out / book.page_name(nb)).read_text()
         assert 'src="mathjax/MathJax.js' in text, f"{nb.name}: MathJax not served locally"
+
+
+# Working-note labels: the project's private notes number their definitions, algorithms, checks and quirks
+# (D27, A1.7, check D4, Q1–Q7, ...). A reader has no such notes: the book names things in words or by the paper's own
+# numbering (§, eq., Theorem). Math, code spans and string literals are masked (a dataset's columns may be named A1).
+WORKING_NOTE_LABEL = re.compile(r"(?<![\w.\-/$\\^_{])[ADQ]\d{1,2}(?:\.\d+)?(?![\w(\[{=])")
+_MASK_MD = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|(?<![\\$])\$[^$\n]+?\$|<[^>\n]+>|\]\([^)\s]*\)", re.S)
+
+
+def reader_text(cell) -> str:
+    "What a reader reads of a cell: markdown without math, code spans and URLs; of code, its docstrings and comments."
+    if cell.cell_type == "markdown": return _MASK_MD.sub(" ", cell.source)
+    if cell.cell_type != "code": return ""
+    import ast, io, tokenize
+    src = "\n".join(l for l in cell.source.splitlines() if not l.lstrip().startswith(("%", "!")))
+    parts = []
+    try:
+        parts += [t.string for t in tokenize.generate_tokens(io.StringIO(src).readline) if t.type == tokenize.COMMENT]
+        tree = ast.parse(src)
+    except (SyntaxError, tokenize.TokenError):
+        return "\n".join(parts)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc: parts.append(_MASK_MD.sub(" ", doc))
+    return "\n".join(parts)
+
+
+def working_note_labels(text: str) -> list[str]:
+    return WORKING_NOTE_LABEL.findall(text)
+
+
+def test_the_label_check_can_fail():
+    "The pattern finds each kind of label the notes used, and leaves paper numbering, math and code alone."
+    for s in ["noise (D27).", "mean classifier D30 (CCN)", "(A1.1, A1.6, A1.7)", "check D4).", "| Q5 NE λ = 0 |",
+              "| A28 bootstrap |", "Algorithm A1", "(A4/A5):"]:
+        assert working_note_labels(s), s
+    for s in ["Theorem 2", "§3.2, eq. (17)", "C4.5 and CC1", "$D_2$", "a D2D link", "AD12", "Table A1x",
+              "`A1`", "[@mazuelas2025rmboost, §A.1]"]:
+        assert not working_note_labels(_MASK_MD.sub(" ", s)), s
+    cell = nbformat.v4.new_code_cell('X = ("A1", "A4")  # columns\ndef f():\n    "Recursive herding (A6)."\n')
+    assert working_note_labels(reader_text(cell)) == ["A6"]
+
+
+def test_no_working_note_labels_in_the_book():
+    "No markdown cell, docstring or comment of a notebook shows a working-note label such as (D27) or check D4."
+    bad = {}
+    for nb in book.notebooks():
+        for i, cell in enumerate(nbformat.read(nb, as_version=4).cells):
+            hits = working_note_labels(reader_text(cell))
+            if hits: bad[f"{nb.name} cell {i}"] = hits
+    assert not bad, f"{len(bad)} cells show working-note labels:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())

@@ -14,6 +14,7 @@ Pagefind search index and highlighted sources served from the site itself.
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import os
 import re
@@ -46,6 +47,22 @@ def declared_parameters(nb: Path) -> set[str]:
     return names
 
 
+def _kernel_manager_class():
+    """jupyter_client's kernel manager, except that shutting a kernel down does not interrupt it first.
+
+    jupyter_client sends SIGINT before every shutdown request; a kernel still flushing its last output then logs
+    "KeyboardInterrupt caught in kernel" into `make book`. papermill shuts a kernel down only after the notebook has
+    run, so the shutdown request alone is enough (jupyter_client still terminates a kernel that does not answer it)."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class ShutdownWithoutInterrupt(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down: return
+            await super()._async_interrupt_kernel()
+        interrupt_kernel = _async_interrupt_kernel
+    return ShutdownWithoutInterrupt
+
+
 def run_notebook(nb: Path, out_dir: Path = RUN, full: bool = False, timeout: int = 1800) -> Path:
     "Execute `nb` with papermill (cwd = nbs/, kernel python3); the executed copy goes to `out_dir`."
     import papermill as pm
@@ -56,9 +73,13 @@ def run_notebook(nb: Path, out_dir: Path = RUN, full: bool = False, timeout: int
     os.environ.pop("MPLBACKEND", None)  # inline figures are what the docs show
     try:
         # The kernel runs on 127.0.0.1 and says so at WARNING level on every start: only its errors go to the log.
-        pm.execute_notebook(str(nb), str(out), parameters=params, cwd=str(nb.parent), kernel_name="python3",
+        # The kernel starts in nbs/ through nbclient's `resources` path, not papermill's `cwd=`: that one chdir()s the
+        # whole process, and with two notebooks run from two threads a kernel could start in the other's directory.
+        pm.execute_notebook(str(nb), str(out), parameters=params, kernel_name="python3",
                             progress_bar=False, execution_timeout=timeout,
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                            resources={"metadata": {"path": str(nb.parent)}},
+                            kernel_manager_class=_kernel_manager_class())
     finally:
         if env_before is not None: os.environ["MPLBACKEND"] = env_before
     return out
@@ -459,7 +480,9 @@ def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str
 """
 
 
+@functools.lru_cache(maxsize=1)
 def _exporter():
+    "One HTML exporter per process (building one compiles the lab template's Jinja code again, ~0.5 s a page)."
     from nbconvert import HTMLExporter
     from traitlets.config import Config
     c = Config()
@@ -653,20 +676,20 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     (out_dir / "_static" / "site.css").write_text(_SITE_CSS + HtmlFormatter().get_style_defs(".rr-src"), encoding="utf-8")
     bib_path = NBS / "references.bib"
     book = Book(parse_bib(bib_path.read_text(encoding="utf-8")) if bib_path.exists() else {})
-    processed = [(page_name(p), *process_for_docs(p)) for p in execs]
+    processed = [(page_name(p), *r) for p, r in zip(execs, map(process_for_docs, execs))]
     pages = [(name, fm.get("title", name), _group(p.name)) for p, (name, _, fm) in zip(execs, processed)]
     pages.append(("references.html", "References", "Back matter"))
     for name, nb_dict, fm in processed:
         book.index_page(name, fm.get("title", name), [c.source for c in nb_dict.cells if c.cell_type == "markdown"])
     links = Links(out_dir, remote)
-    bodies = []
     for name, nb_dict, fm in processed:
         for c in nb_dict.cells:
             if c.cell_type == "markdown": c.source = book.markdown(c.source, name)
             for o in c.get("outputs", []):  # show_doc's docstrings can cite too
                 md = o.get("data", {}).get("text/markdown")
                 if md: o["data"]["text/markdown"] = book.inline(md if isinstance(md, str) else "".join(md), name)
-        body = render_body(nb_dict)
+    bodies = []
+    for (name, _, fm), body in zip(processed, map(render_body, [d for _, d, _ in processed])):
         links.learn_ids(name, body)
         bodies.append((name, fm, body))
     written = []
