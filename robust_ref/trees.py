@@ -289,7 +289,7 @@ def _tune_lambda(fit_predict, X, codes, w, grid, val_size, random_state):
     best = max(scores.values())
     return max(lam for lam, s in scores.items() if s == best), scores
 
-# %% ../nbs/30_robust_trees.ipynb #7781d7fb
+# %% ../nbs/30_robust_trees.ipynb #35e8a797
 _ANE_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 class _TreeMixin:
@@ -321,6 +321,18 @@ _TREE_CONSTRAINTS = {
     "random_state": ["random_state"],
 }
 
+def _resolves_to(*names):
+    "Is `criterion` (a name or alias) one of `names`? (governs the parameters only those criteria read)"
+    def where(criterion):
+        try: return get_criterion(criterion).name in names
+        except (TypeError, ValueError): return False
+    where.__doc__ = " or ".join(repr(n) for n in names) + " (or an alias)"
+    return where
+
+_TREE_INERT = {"lam": ("criterion", _resolves_to("ne")),   # ANE tunes λ over ane_grid: `lam` is NE's fixed λ only
+               "q": ("criterion", _resolves_to("gce")), "s": ("criterion", _resolves_to("credal")),
+               "ane_val_size": ("criterion", _resolves_to("ane"))}   # (ane_grid too is read by ANE only)
+
 class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree for K ≥ 2 classes grown with a robust (ANE, NE, CL, ...) or classical split criterion.
 
@@ -346,6 +358,7 @@ class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         The fitted tree in array form.
     """
     _parameter_constraints = _TREE_CONSTRAINTS
+    _parameter_inert = _TREE_INERT
 
     def __init__(self, criterion="ane", *, lam=0.5, q=0.7, s=1.0, max_depth=None, min_samples_leaf=1,
                  max_features=None, max_leaf_nodes=None, ane_grid=_ANE_GRID, ane_val_size=0.2, random_state=None):
@@ -428,7 +441,7 @@ def _grow_forest(builder, codes, w, K, lams, seeds, bootstrap, n_jobs, rows):
         per_seed = [t for part in parts for t in part]
     return [[ts[j] for ts in per_seed] for j in range(len(lams))]
 
-# %% ../nbs/30_robust_trees.ipynb #202686be
+# %% ../nbs/30_robust_trees.ipynb #d7891c08
 class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Random forest of `RobustTreeClassifier`s: bootstrap samples, √d features per node, averaged leaf class proportions.
 
@@ -454,6 +467,7 @@ class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {**_TREE_CONSTRAINTS, "n_estimators": [Interval("int", 1, None, closed="left")],
                               "bootstrap": ["boolean"],
                               "n_jobs": [Interval("int", 1, None, closed="left"), Interval("int", None, -1, closed="right"), None]}
+    _parameter_inert = _TREE_INERT
 
     def __init__(self, n_estimators=100, criterion="ane", *, lam=0.5, q=0.7, s=1.0, max_depth=None, min_samples_leaf=1,
                  max_features="sqrt", max_leaf_nodes=None, bootstrap=True, ane_grid=_ANE_GRID, ane_val_size=0.2,

@@ -463,3 +463,16 @@ def test_ane_one_pass_search_selects_what_a_tree_per_lambda_selects():
         lam, scores = _tune_lambda(per_lambda, X, codes, np.ones(len(y)), _ANE_GRID, 0.2, tune_seed)
         assert m.lam_ == lam and m.ane_scores_ == scores
         _assert_same_tree(b.grow(codes, None, 3, grow_seed, param=lam), m.tree_)
+
+
+def test_parameters_of_other_criteria_are_refused_by_name():
+    "lam/q/s/ane_val_size set where the criterion never reads them: an error naming both; aliases count as the criterion."
+    X, y, _ = _data(2, n=60)
+    for make in (RobustTreeClassifier, lambda **kw: RobustForestClassifier(n_estimators=2, **kw)):
+        for kw, gov in ((dict(lam=0.3), "'ne'"), (dict(criterion="gini", q=0.2), "'gce'"),
+                        (dict(criterion="cl", s=2.0), "'credal'"), (dict(criterion="ne", ane_val_size=0.3), "'ane'")):
+            name = next(k for k in kw if k != "criterion")
+            with pytest.raises(ValueError, match=f"{name}=.* has no effect unless criterion is {gov}"):
+                make(**kw).fit(X, y)
+        assert make(criterion="NE", lam=0.3).fit(X, y).lam_ == 0.3
+        assert make(criterion="gce", q=0.2).fit(X, y).criterion_ == "gce"
