@@ -128,7 +128,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #5281e41f
+# %% ../nbs/03b_tree_builder.ipynb #b5481465
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -153,6 +153,43 @@ def _init_node(ni, nf, i, start, end, depth, K):
     for k in range(K): nf[i, _T0 + k] = 0.0
 
 @njit(cache=True, nogil=True)
+def _imp2(code, c0, c1, par):
+    "Binary fast path of `_impurity` (Gini, entropy, misclassification, √Gini, NE) on scalars: the same operations, bit for bit."
+    W = 0.0 + c0 + c1
+    if code == GINI: return W - ((0.0 + c0 * c0 + c1 * c1) / W if W > 0 else 0.0)
+    if code == ENTROPY:
+        Wd = W if W > 0 else 1.0
+        t = 0.0
+        if c0 > 0: t += c0 * math.log(c0 / Wd)
+        if c1 > 0: t += c1 * math.log(c1 / Wd)
+        return -t
+    mc = W - (c1 if c1 > c0 else c0)
+    if code == MISCLASSIFICATION or (code == NE and par >= 1): return mc
+    sg = math.sqrt(max(W * W - (0.0 + c0 * c0 + c1 * c1), 0.0) * 1 / 2)
+    if code == SQRT_GINI or par == 0: return sg
+    return min(mc, par * sg)
+
+@njit(cache=True, nogil=True)
+def _scan2(Xs, order, codes, w, f, a, b, T, code, par, parent, msl):
+    "One feature's scan for two classes and an impurity criterion (`_imp2`): (best gain, its rows left − 1, NaN seen)."
+    t0, t1 = T[0], T[1]
+    l0, l1, u0, u1 = 0.0, 0.0, 0.0, 0.0
+    n_node = b - a
+    fg, fj, fnan = -np.inf, 0, False
+    for p in range(a, b):
+        row = order[f, p]
+        if codes[row] == 0: u0 += w[row]
+        else: u1 += w[row]
+        if p + 1 < b and Xs[f, p + 1] == Xs[f, p]: continue
+        l0 += u0; l1 += u1; u0 = 0.0; u1 = 0.0
+        jl = p - a
+        if jl + 1 < msl or n_node - jl - 1 < msl: continue
+        g = parent - _imp2(code, l0, l1, par) - _imp2(code, max(t0 - l0, 0.0), max(t1 - l1, 0.0), par)
+        if g > fg: fg, fj = g, jl
+        elif g != g: fnan = True
+    return fg, fj, fnan
+
+@njit(cache=True, nogil=True)
 def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
     "Best split of the node [a, b): (gain, feature, rows going left, threshold); gain −inf when there is none."
     d = Xs.shape[0]
@@ -170,11 +207,13 @@ def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, ke
     if code < TWOING or code == TABLE: parent = _impurity(code, T, par, tp, ti)
     n_node = b - a
     best_g, best_key, best_nan, best_f, best_j = -np.inf, np.inf, True, 0, 0
+    fast = K == 2 and code <= NE and code != GCE                  # binary impurity: the scalar scan
     for s in range(nsel):
         f = sel[s]
         for k in range(K): L[k] = 0.0; run[k] = 0.0
         fg, fj, fnan = -np.inf, 0, False
-        for p in range(a, b):
+        if fast: fg, fj, fnan = _scan2(Xs, order, codes, w, f, a, b, T, code, par, parent, msl)
+        for p in range(a, b if not fast else a):
             row = order[f, p]
             run[codes[row]] += w[row]
             if p + 1 < b and Xs[f, p + 1] == Xs[f, p]: continue   # a threshold falls after a run only
