@@ -338,7 +338,7 @@ def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth
     for i in range(n_nodes): imp[i] = _node_impurity(code, nf[i, _T0:_T0 + K], par, tp, ti, buf)
     return ni[:n_nodes].copy(), nf[:n_nodes].copy(), imp
 
-# %% ../nbs/03b_tree_builder.ipynb #7081bf02
+# %% ../nbs/03b_tree_builder.ipynb #557aef04
 @njit(cache=True, nogil=True)
 def _ne_of(mc, sg, lam):
     "NE's W·I(p) from its two pieces W − max c (misclassification) and √Gini, exactly as `_impurity` computes it."
@@ -354,6 +354,15 @@ def _stream(U, nU, need, rng):
         U2 = np.empty(max(need, 2 * U.shape[0])); U2[:nU] = U[:nU]; U = U2
     for i in range(nU, need): U[i] = rng.random()
     return U, need
+
+@njit(cache=True, nogil=True)
+def _ne_take(s, f, jl, mcL, sgL, mcR, sgR, f_mem, selm, par_, lams, fg, fj, fnan):
+    "Every λ's gain at one threshold from the children's NE pieces; keep each λ's first maximum."
+    for j in range(lams.shape[0]):
+        if f_mem[s, j] < 0 or not selm[j, f]: continue
+        g = par_[j] - _ne_of(mcL, sgL, lams[j]) - _ne_of(mcR, sgR, lams[j])
+        if g > fg[j]: fg[j], fj[j] = g, jl
+        elif g != g: fnan[j] = True
 
 @njit(cache=True, nogil=True)
 def _grow_ne_many(Xt, order, codes, w, K, lams, msl, mf, max_depth, rng):
@@ -427,20 +436,32 @@ def _grow_ne_many(Xt, order, codes, w, K, lams, msl, mf, max_depth, rng):
                 if not usel[f]: continue
                 for k in range(K): L[k] = 0.0; run[k] = 0.0
                 for j in range(G): fg[j], fj[j], fnan[j] = -np.inf, 0, False
-                for p in range(a, b):
-                    row = od[f, p]
-                    run[codes[row]] += w[row]
-                    if p + 1 < b and xs[f, p + 1] == xs[f, p]: continue
-                    for k in range(K): L[k] += run[k]; run[k] = 0.0
-                    jl = p - a
-                    if jl + 1 < msl or n_node - jl - 1 < msl: continue
-                    for k in range(K): R[k] = max(T[k] - L[k], 0.0)
-                    mcL, sgL, mcR, sgR = _sum(L) - _max(L), _sqrt_gini(L), _sum(R) - _max(R), _sqrt_gini(R)
-                    for j in range(G):
-                        if f_mem[s, j] < 0 or not selm[j, f]: continue
-                        g = par_[j] - _ne_of(mcL, sgL, lams[j]) - _ne_of(mcR, sgR, lams[j])
-                        if g > fg[j]: fg[j], fj[j] = g, jl
-                        elif g != g: fnan[j] = True
+                if K == 2:                                     # two classes: scalar counts (as `_scan2`)
+                    l0, l1, u0, u1 = 0.0, 0.0, 0.0, 0.0
+                    for p in range(a, b):
+                        row = od[f, p]
+                        if codes[row] == 0: u0 += w[row]
+                        else: u1 += w[row]
+                        if p + 1 < b and xs[f, p + 1] == xs[f, p]: continue
+                        l0 += u0; l1 += u1; u0 = 0.0; u1 = 0.0
+                        jl = p - a
+                        if jl + 1 < msl or n_node - jl - 1 < msl: continue
+                        r0, r1 = max(T[0] - l0, 0.0), max(T[1] - l1, 0.0)
+                        WL, WR = 0.0 + l0 + l1, 0.0 + r0 + r1
+                        _ne_take(s, f, jl, WL - (l1 if l1 > l0 else l0), math.sqrt(max(WL * WL - (0.0 + l0 * l0 + l1 * l1), 0.0) * 1 / 2),
+                                 WR - (r1 if r1 > r0 else r0), math.sqrt(max(WR * WR - (0.0 + r0 * r0 + r1 * r1), 0.0) * 1 / 2),
+                                 f_mem, selm, par_, lams, fg, fj, fnan)
+                else:
+                    for p in range(a, b):
+                        row = od[f, p]
+                        run[codes[row]] += w[row]
+                        if p + 1 < b and xs[f, p + 1] == xs[f, p]: continue
+                        for k in range(K): L[k] += run[k]; run[k] = 0.0
+                        jl = p - a
+                        if jl + 1 < msl or n_node - jl - 1 < msl: continue
+                        for k in range(K): R[k] = max(T[k] - L[k], 0.0)
+                        _ne_take(s, f, jl, _sum(L) - _max(L), _sqrt_gini(L), _sum(R) - _max(R), _sqrt_gini(R),
+                                 f_mem, selm, par_, lams, fg, fj, fnan)
                 for j in range(G):
                     if f_mem[s, j] < 0 or not selm[j, f]: continue
                     if fnan[j]: fg[j] = -np.inf
