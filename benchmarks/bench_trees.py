@@ -7,6 +7,7 @@ Reported (medians of `repeats` fits, one BLAS thread, no assertions):
 - compile cost of the builder in a fresh numba cache, and the cached load cost of a new process;
 - Gini, NE(λ=0.5), CE (entropy) and CL trees at depth 10 and fully grown on magic and diabetes, as a ratio to
   scikit-learn's DecisionTreeClassifier (Gini) at the same depth (target ≤ 1.2), and ANE (5 λ + refit, target ≤ 3);
+  ANE's search alone: the five λ trees in one pass (`TreeBuilder.grow_many`) against five `grow` calls;
 - a 100-tree forest against RandomForestClassifier(n_jobs=2) wall time (target ≤ 1.2), and forest prediction;
 - peak memory of fitting a fully grown tree on magic, as a multiple of X's size (target < 2): the growth of the
   resident set of a fresh process, sampled every 0.2 ms during the fit (the compiled code allocates outside tracemalloc).
@@ -25,14 +26,16 @@ from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
 from robust_ref.datasets import load_dataset
-from robust_ref.trees import RobustForestClassifier, RobustTreeClassifier
+from robust_ref.tree_builder import TreeBuilder
+from robust_ref.trees import _ANE_GRID, RobustForestClassifier, RobustTreeClassifier
 
 ROOT = Path(__file__).resolve().parent.parent
 
 _WARM = ("import time; t0 = time.perf_counter(); import numpy as np; from robust_ref.tree_builder import TreeBuilder; "
          "t1 = time.perf_counter(); X = np.random.default_rng(0).normal(size=(50, 3)); "
-         "TreeBuilder(X, 'gini').grow((X[:, 0] > 0).astype(int), None, 2, 0); "
-         "print(t1 - t0, time.perf_counter() - t1)")
+         "TreeBuilder(X, 'gini').grow((X[:, 0] > 0).astype(int), None, 2, 0); t2 = time.perf_counter(); "
+         "TreeBuilder(X, 'ne').grow_many((X[:, 0] > 0).astype(int), None, 2, 0, params=(0, 0.5, 1)); "
+         "print(t1 - t0, t2 - t1, time.perf_counter() - t2)")
 
 _MEMORY = """
 import os, threading, time
@@ -60,6 +63,10 @@ def _python(code, env=None):
     return out.stdout.split()
 
 
+def _mark(ratio, target):
+    return "" if ratio <= target else "*"
+
+
 def median_time(fit, repeats):
     times = []
     for _ in range(repeats):
@@ -78,27 +85,37 @@ def main():
 
     if not args.no_compile:
         with tempfile.TemporaryDirectory() as cache:
-            imp, first = map(float, _python(_WARM, {"NUMBA_CACHE_DIR": cache}))
-            print(f"compiled builder, fresh cache: import {imp:.2f} s, first tree (compiles) {first:.1f} s")
-    imp, first = map(float, _python(_WARM))
-    print(f"compiled builder, cached:      import {imp:.2f} s, first tree (loads the cache) {first:.2f} s")
+            imp, first, many = map(float, _python(_WARM, {"NUMBA_CACHE_DIR": cache}))
+            print(f"compiled builder, fresh cache: import {imp:.2f} s, first tree (compiles) {first:.1f} s, "
+                  f"first ANE search (compiles grow_many) {many:.1f} s")
+    imp, first, many = map(float, _python(_WARM))
+    print(f"compiled builder, cached:      import {imp:.2f} s, first tree (loads the cache) {first:.2f} s, "
+          f"first ANE search {many:.2f} s")
 
     print(f"\ntrees: median of {repeats} fits; ratio = time / scikit-learn's Gini tree at the same depth "
           "(target ≤ 1.2; ANE ≤ 3)")
-    print(f"{'data':<9}{'depth':>6}{'sklearn s':>11}{'gini':>7}{'ne':>7}{'ce':>7}{'cl':>7}{'ane':>7}   leaves sk/gini/ne/ce/cl")
+    print("(* = target missed)")
+    print(f"{'data':<9}{'depth':>6}{'sklearn s':>11}{'gini':>8}{'ne':>8}{'ce':>8}{'cl':>8}{'ane':>8}   leaves sk/gini/ne/ce/cl"
+          "   ANE search: one pass / a tree per λ")
     for name in ("magic", "diabetes"):
         X, y = load_dataset(name, return_X_y=True)
         RobustTreeClassifier("gini").fit(X[::50], y[::50])
         for depth in (10, None):
             sk = DecisionTreeClassifier(max_depth=depth, random_state=0)
             t_sk = median_time(lambda: sk.fit(X, y), repeats)
-            ratios, leaves = [], [sk.get_n_leaves()]
+            cells, leaves = [], [sk.get_n_leaves()]
             for crit, kw in (("gini", {}), ("ne", dict(lam=0.5)), ("entropy", {}), ("cl", {}), ("ane", {})):
                 m = RobustTreeClassifier(crit, max_depth=depth, random_state=0, **kw)
-                ratios.append(median_time(lambda: m.fit(X, y), repeats if crit != "ane" else max(1, repeats // 2)) / t_sk)
+                r = median_time(lambda: m.fit(X, y), repeats if crit != "ane" else max(1, repeats // 2)) / t_sk
+                cells.append(f"{r:7.2f}" + _mark(r, 3.0 if crit == "ane" else 1.2).ljust(1))
                 if crit != "ane": leaves.append(m.get_n_leaves())
-            print(f"{name:<9}{str(depth):>6}{t_sk:11.4f}" + "".join(f"{r:7.2f}" for r in ratios)
-                  + "   " + "/".join(map(str, leaves)))
+            codes = np.unique(y, return_inverse=True)[1]
+            w80 = (np.random.default_rng(0).random(len(y)) < 0.8).astype(float)   # ANE's training 80 %
+            b = TreeBuilder(X, "ne", max_depth=depth)
+            t_one = median_time(lambda: b.grow_many(codes, w80, 2, 0, params=_ANE_GRID), repeats)
+            t_per = median_time(lambda: [b.grow(codes, w80, 2, 0, param=lam) for lam in _ANE_GRID], repeats)
+            print(f"{name:<9}{str(depth):>6}{t_sk:11.4f}" + "".join(cells) + "   " + "/".join(map(str, leaves))
+                  + f"   {t_one:.3f} s / {t_per:.3f} s ({t_per / t_one:.1f}× faster)")
 
     print(f"\n{n_trees}-tree forests (gini, bootstrap, sqrt features): wall time of one fit, ratio to "
           "RandomForestClassifier(n_jobs=2) (target ≤ 1.2)")
@@ -112,14 +129,14 @@ def main():
         for crit in ("gini", "ne", "ane"):
             f = RobustForestClassifier(n_trees, crit, n_jobs=2, random_state=0)
             t = median_time(lambda: f.fit(X, y), 1 if crit == "ane" else max(1, repeats // 2))
-            row += f"   {crit} {t:6.2f} s ({t / t_rf:.2f}×)"
+            row += f"   {crit} {t:6.2f} s ({t / t_rf:.2f}×{_mark(t / t_rf, 1.2) if crit == 'gini' else ''})"
         p = median_time(lambda: f.predict_proba(X), max(1, repeats // 2))
         print(row + f"   predict_proba ×sklearn {p / p_rf:.2f}")
 
     print("\nmemory: peak resident-set growth (sampled) while fitting a fully grown tree on magic, × X.nbytes (target < 2)")
     for crit in ("gini", "entropy"):
         ratio, n_leaves = _python(_MEMORY.format(crit=crit))
-        print(f"  {crit:<8} {float(ratio):.2f}× X ({n_leaves} leaves)")
+        print(f"  {crit:<8} {float(ratio):.2f}× X{_mark(float(ratio), 2.0)} ({n_leaves} leaves)")
 
 
 if __name__ == "__main__":

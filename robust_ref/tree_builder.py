@@ -128,7 +128,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #5281e41f
+# %% ../nbs/03b_tree_builder.ipynb #b5481465
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -153,6 +153,43 @@ def _init_node(ni, nf, i, start, end, depth, K):
     for k in range(K): nf[i, _T0 + k] = 0.0
 
 @njit(cache=True, nogil=True)
+def _imp2(code, c0, c1, par):
+    "Binary fast path of `_impurity` (Gini, entropy, misclassification, √Gini, NE) on scalars: the same operations, bit for bit."
+    W = 0.0 + c0 + c1
+    if code == GINI: return W - ((0.0 + c0 * c0 + c1 * c1) / W if W > 0 else 0.0)
+    if code == ENTROPY:
+        Wd = W if W > 0 else 1.0
+        t = 0.0
+        if c0 > 0: t += c0 * math.log(c0 / Wd)
+        if c1 > 0: t += c1 * math.log(c1 / Wd)
+        return -t
+    mc = W - (c1 if c1 > c0 else c0)
+    if code == MISCLASSIFICATION or (code == NE and par >= 1): return mc
+    sg = math.sqrt(max(W * W - (0.0 + c0 * c0 + c1 * c1), 0.0) * 1 / 2)
+    if code == SQRT_GINI or par == 0: return sg
+    return min(mc, par * sg)
+
+@njit(cache=True, nogil=True)
+def _scan2(Xs, order, codes, w, f, a, b, T, code, par, parent, msl):
+    "One feature's scan for two classes and an impurity criterion (`_imp2`): (best gain, its rows left − 1, NaN seen)."
+    t0, t1 = T[0], T[1]
+    l0, l1, u0, u1 = 0.0, 0.0, 0.0, 0.0
+    n_node = b - a
+    fg, fj, fnan = -np.inf, 0, False
+    for p in range(a, b):
+        row = order[f, p]
+        if codes[row] == 0: u0 += w[row]
+        else: u1 += w[row]
+        if p + 1 < b and Xs[f, p + 1] == Xs[f, p]: continue
+        l0 += u0; l1 += u1; u0 = 0.0; u1 = 0.0
+        jl = p - a
+        if jl + 1 < msl or n_node - jl - 1 < msl: continue
+        g = parent - _imp2(code, l0, l1, par) - _imp2(code, max(t0 - l0, 0.0), max(t1 - l1, 0.0), par)
+        if g > fg: fg, fj = g, jl
+        elif g != g: fnan = True
+    return fg, fj, fnan
+
+@njit(cache=True, nogil=True)
 def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
     "Best split of the node [a, b): (gain, feature, rows going left, threshold); gain −inf when there is none."
     d = Xs.shape[0]
@@ -170,11 +207,13 @@ def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, ke
     if code < TWOING or code == TABLE: parent = _impurity(code, T, par, tp, ti)
     n_node = b - a
     best_g, best_key, best_nan, best_f, best_j = -np.inf, np.inf, True, 0, 0
+    fast = K == 2 and code <= NE and code != GCE                  # binary impurity: the scalar scan
     for s in range(nsel):
         f = sel[s]
         for k in range(K): L[k] = 0.0; run[k] = 0.0
         fg, fj, fnan = -np.inf, 0, False
-        for p in range(a, b):
+        if fast: fg, fj, fnan = _scan2(Xs, order, codes, w, f, a, b, T, code, par, parent, msl)
+        for p in range(a, b if not fast else a):
             row = order[f, p]
             run[codes[row]] += w[row]
             if p + 1 < b and Xs[f, p + 1] == Xs[f, p]: continue   # a threshold falls after a run only
@@ -299,6 +338,201 @@ def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth
     for i in range(n_nodes): imp[i] = _node_impurity(code, nf[i, _T0:_T0 + K], par, tp, ti, buf)
     return ni[:n_nodes].copy(), nf[:n_nodes].copy(), imp
 
+# %% ../nbs/03b_tree_builder.ipynb #557aef04
+@njit(cache=True, nogil=True)
+def _ne_of(mc, sg, lam):
+    "NE's W·I(p) from its two pieces W − max c (misclassification) and √Gini, exactly as `_impurity` computes it."
+    if lam >= 1: return mc
+    if lam == 0: return sg
+    return min(mc, lam * sg)
+
+@njit(cache=True, nogil=True)
+def _stream(U, nU, need, rng):
+    "The tie-break stream U (the uniforms every tree's Generator would draw) extended to `need` draws."
+    if need <= nU: return U, nU
+    if need > U.shape[0]:
+        U2 = np.empty(max(need, 2 * U.shape[0])); U2[:nU] = U[:nU]; U = U2
+    for i in range(nU, need): U[i] = rng.random()
+    return U, need
+
+@njit(cache=True, nogil=True)
+def _ne_take(s, f, jl, mcL, sgL, mcR, sgR, f_mem, selm, par_, lams, fg, fj, fnan):
+    "Every λ's gain at one threshold from the children's NE pieces; keep each λ's first maximum."
+    for j in range(lams.shape[0]):
+        if f_mem[s, j] < 0 or not selm[j, f]: continue
+        g = par_[j] - _ne_of(mcL, sgL, lams[j]) - _ne_of(mcR, sgR, lams[j])
+        if g > fg[j]: fg[j], fj[j] = g, jl
+        elif g != g: fnan[j] = True
+
+@njit(cache=True, nogil=True)
+def _grow_ne_many(Xt, order, codes, w, K, lams, msl, mf, max_depth, rng):
+    """NE trees for every λ of `lams` at once, level by level: the trees share a node as long as they split alike above
+    it, a shared node is scanned once (the class counts of every threshold and their two NE pieces, then one gain per
+    λ), and a node whose trees split differently hands a copy of its sorted rows to every other split. Same trees, bit
+    for bit, as `_grow_compiled` per λ from the same Generator state (tree j's c-th evaluated node reads uniforms
+    c·d … c·d + d − 1 of one shared stream)."""
+    G = lams.shape[0]
+    d, m = order.shape
+    cap = 64
+    ni = np.empty((G, cap, 8), dtype=np.int64)
+    nf = np.empty((G, cap, _T0 + K))
+    nn = np.ones(G, dtype=np.int64)                            # nodes of every tree
+    cnt = np.zeros(G, dtype=np.int64)                          # evaluated nodes of every tree (position in the stream)
+    U, nU = np.empty(64 * d), 0
+    Xs = np.empty((d, m))
+    for f in range(d):
+        for p in range(m): Xs[f, p] = Xt[f, order[f, p]]
+    orders, Xss = [order], [Xs]                                # storages: the root's, then one copy per divergence
+    T0 = np.zeros(K)
+    for r in range(Xt.shape[1]):
+        if w[r] > 0: T0[codes[r]] += w[r]
+    for j in range(G):
+        _init_node(ni[j], nf[j], 0, 0, m, 0, K)
+        for k in range(K): nf[j, 0, _T0 + k] = T0[k]
+    # the front of shared nodes: storage, range, depth, counts and the node id in every tree (−1: not in that tree)
+    f_st, f_a, f_b = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.full(1, m, dtype=np.int64)
+    f_dep, f_T, f_mem = np.zeros(1, dtype=np.int64), T0.reshape(1, K).copy(), np.zeros((1, G), dtype=np.int64)
+    keyoff, selm, usel = np.zeros(G, dtype=np.int64), np.zeros((G, d), dtype=np.bool_), np.zeros(d, dtype=np.bool_)
+    sel = np.empty(d, dtype=np.int64)
+    L, R, run = np.empty(K), np.empty(K), np.empty(K)
+    par_, fg, fj, fnan = np.empty(G), np.empty(G), np.empty(G, dtype=np.int64), np.empty(G, dtype=np.bool_)
+    bg, bkey, bnan, bf, bj = np.empty(G), np.empty(G), np.empty(G, dtype=np.bool_), np.empty(G, dtype=np.int64), np.empty(G, dtype=np.int64)
+    is_left = np.zeros(Xt.shape[1], dtype=np.bool_)
+    tmp, tmpv = np.empty(m, dtype=order.dtype), np.empty(m)
+    glead, gst, ga, gb = np.empty(G, dtype=np.int64), np.empty(G, dtype=np.int64), np.empty(G, dtype=np.int64), np.empty(G, dtype=np.int64)
+    while f_st.shape[0] > 0:
+        S = f_st.shape[0]
+        dg, dfe, dnl, dth = np.full((S, G), -np.inf), np.zeros((S, G), dtype=np.int64), np.zeros((S, G), dtype=np.int64), np.zeros((S, G))
+        for s in range(S):                                     # evaluate the whole level (keys drawn in level order)
+            a, b, T = f_a[s], f_b[s], f_T[s]
+            npos = 0
+            for k in range(K):
+                if T[k] > 0: npos += 1
+            if b - a < 2 * msl or npos <= 1 or f_dep[s] >= max_depth: continue
+            od, xs = orders[f_st[s]], Xss[f_st[s]]
+            nsel = 0
+            for f in range(d):
+                if xs[f, a] < xs[f, b - 1]:
+                    sel[nsel] = f; nsel += 1
+            usel[:] = False
+            for j in range(G):
+                if f_mem[s, j] < 0: continue
+                keyoff[j] = cnt[j] * d; cnt[j] += 1
+                U, nU = _stream(U, nU, keyoff[j] + d, rng)
+                selm[j, :] = False
+                if mf < d and nsel > mf:
+                    idx = np.argsort(U[keyoff[j]:keyoff[j] + d][sel[:nsel]], kind="mergesort")
+                    for q in range(mf): selm[j, sel[idx[q]]] = True
+                else:
+                    for q in range(nsel): selm[j, sel[q]] = True
+                for f in range(d):
+                    if selm[j, f]: usel[f] = True
+                mcT, sgT = _sum(T) - _max(T), _sqrt_gini(T)
+                par_[j] = _ne_of(mcT, sgT, lams[j])
+                bg[j], bkey[j], bnan[j], bf[j], bj[j] = -np.inf, np.inf, True, 0, 0
+            if nsel == 0: continue
+            n_node = b - a
+            for f in range(d):
+                if not usel[f]: continue
+                for k in range(K): L[k] = 0.0; run[k] = 0.0
+                for j in range(G): fg[j], fj[j], fnan[j] = -np.inf, 0, False
+                if K == 2:                                     # two classes: scalar counts (as `_scan2`)
+                    l0, l1, u0, u1 = 0.0, 0.0, 0.0, 0.0
+                    for p in range(a, b):
+                        row = od[f, p]
+                        if codes[row] == 0: u0 += w[row]
+                        else: u1 += w[row]
+                        if p + 1 < b and xs[f, p + 1] == xs[f, p]: continue
+                        l0 += u0; l1 += u1; u0 = 0.0; u1 = 0.0
+                        jl = p - a
+                        if jl + 1 < msl or n_node - jl - 1 < msl: continue
+                        r0, r1 = max(T[0] - l0, 0.0), max(T[1] - l1, 0.0)
+                        WL, WR = 0.0 + l0 + l1, 0.0 + r0 + r1
+                        _ne_take(s, f, jl, WL - (l1 if l1 > l0 else l0), math.sqrt(max(WL * WL - (0.0 + l0 * l0 + l1 * l1), 0.0) * 1 / 2),
+                                 WR - (r1 if r1 > r0 else r0), math.sqrt(max(WR * WR - (0.0 + r0 * r0 + r1 * r1), 0.0) * 1 / 2),
+                                 f_mem, selm, par_, lams, fg, fj, fnan)
+                else:
+                    for p in range(a, b):
+                        row = od[f, p]
+                        run[codes[row]] += w[row]
+                        if p + 1 < b and xs[f, p + 1] == xs[f, p]: continue
+                        for k in range(K): L[k] += run[k]; run[k] = 0.0
+                        jl = p - a
+                        if jl + 1 < msl or n_node - jl - 1 < msl: continue
+                        for k in range(K): R[k] = max(T[k] - L[k], 0.0)
+                        _ne_take(s, f, jl, _sum(L) - _max(L), _sqrt_gini(L), _sum(R) - _max(R), _sqrt_gini(R),
+                                 f_mem, selm, par_, lams, fg, fj, fnan)
+                for j in range(G):
+                    if f_mem[s, j] < 0 or not selm[j, f]: continue
+                    if fnan[j]: fg[j] = -np.inf
+                    kf = U[keyoff[j] + f]
+                    if (bnan[j] and not fnan[j]) or (fnan[j] == bnan[j] and (fg[j] > bg[j] or (fg[j] == bg[j] and kf < bkey[j]))):
+                        bg[j], bkey[j], bnan[j], bf[j], bj[j] = fg[j], kf, fnan[j], f, fj[j]
+            for j in range(G):
+                if f_mem[s, j] < 0 or bnan[j] or bg[j] == -np.inf or not bg[j] > _RTOL * _sum(T): continue
+                va, vb = xs[bf[j], a + bj[j]], xs[bf[j], a + bj[j] + 1]
+                thr = va / 2 + vb / 2
+                if thr == vb or not np.isfinite(thr): thr = va
+                dg[s, j], dfe[s, j], dnl[s, j], dth[s, j] = bg[j], bf[j], bj[j] + 1, thr
+        # split the level: trees that split a shared node alike keep sharing its children
+        nx = 0
+        for s in range(S):
+            for j in range(G):
+                if dg[s, j] > -np.inf: nx += 2
+        n_st, n_a, n_b = np.empty(nx, dtype=np.int64), np.empty(nx, dtype=np.int64), np.empty(nx, dtype=np.int64)
+        n_dep, n_T, n_mem = np.empty(nx, dtype=np.int64), np.empty((nx, K)), np.full((nx, G), -1, dtype=np.int64)
+        need = np.max(nn) + nx                        # (each tree gains at most nx nodes)
+        if need > cap:
+            cap = max(2 * cap, need)
+            ni2 = np.empty((G, cap, 8), dtype=np.int64); nf2 = np.empty((G, cap, _T0 + K))
+            for j in range(G):
+                ni2[j, :nn[j]] = ni[j, :nn[j]]; nf2[j, :nn[j]] = nf[j, :nn[j]]
+            ni, nf = ni2, nf2
+        x = 0
+        for s in range(S):
+            a, b = f_a[s], f_b[s]
+            ng = 0
+            for j in range(G):                                 # groups (alike splits) in the order of their first tree
+                if not dg[s, j] > -np.inf: continue
+                lead = True
+                for j0 in range(j):
+                    if dg[s, j0] > -np.inf and dfe[s, j0] == dfe[s, j] and dnl[s, j0] == dnl[s, j]: lead = False
+                if lead: glead[ng] = j; ng += 1
+            if ng == 0: continue
+            gst[0], ga[0], gb[0] = f_st[s], a, b               # the first group partitions the node's rows in place ...
+            for g in range(1, ng):                             # ... the others a copy made before that
+                orders.append(orders[f_st[s]][:, a:b].copy()); Xss.append(Xss[f_st[s]][:, a:b].copy())
+                gst[g], ga[g], gb[g] = len(orders) - 1, 0, b - a
+            for g in range(ng):
+                jg = glead[g]
+                fs, nl, st = dfe[s, jg], dnl[s, jg], gst[g]
+                od = orders[st]
+                _partition(od, Xss[st], is_left, tmp, tmpv, ga[g], gb[g], fs, nl)
+                for c in range(2):
+                    ca, cb = (ga[g], ga[g] + nl) if c == 0 else (ga[g] + nl, gb[g])
+                    n_st[x + c], n_a[x + c], n_b[x + c], n_dep[x + c] = st, ca, cb, f_dep[s] + 1
+                    for k in range(K): n_T[x + c, k] = 0.0
+                    for p in range(ca, cb):
+                        r = od[0, p]
+                        n_T[x + c, codes[r]] += w[r]
+                for j in range(G):
+                    if not (dg[s, j] > -np.inf and dfe[s, j] == fs and dnl[s, j] == nl): continue
+                    i, lc = f_mem[s, j], nn[j]
+                    ni[j, i, _LEFT], ni[j, i, _RIGHT], ni[j, i, _FEAT] = lc, lc + 1, fs
+                    nf[j, i, _THR], nf[j, i, _GAIN] = dth[s, j], dg[s, j]
+                    for c in range(2):
+                        _init_node(ni[j], nf[j], lc + c, n_a[x + c], n_b[x + c], f_dep[s] + 1, K)
+                        for k in range(K): nf[j, lc + c, _T0 + k] = n_T[x + c, k]
+                        n_mem[x + c, j] = lc + c
+                    nn[j] += 2
+                x += 2
+        f_st, f_a, f_b, f_dep, f_T, f_mem = n_st[:x], n_a[:x], n_b[:x], n_dep[:x], n_T[:x], n_mem[:x]
+    imp = np.zeros((G, cap))
+    buf, et = np.empty(K), np.zeros(1)
+    for j in range(G):
+        for i in range(nn[j]): imp[j, i] = _node_impurity(NE, nf[j, i, _T0:_T0 + K], lams[j], et, et, buf)
+    return ni, nf, nn, imp
+
 # %% ../nbs/03b_tree_builder.ipynb #8ac0ba1e
 @njit(cache=True, nogil=True)
 def _apply(X, left, right, feature, threshold):
@@ -342,7 +576,7 @@ class Tree:
         tot = imp.sum()
         return imp / tot if tot > 0 else imp
 
-# %% ../nbs/03b_tree_builder.ipynb #7980e9a2
+# %% ../nbs/03b_tree_builder.ipynb #d81d401a
 def presort(Xt) -> np.ndarray:
     "Rows sorted by every feature of the (n_features, n_samples) array Xt = X.T (stable: ties keep row order), int32."
     Xt = np.asarray(Xt)
@@ -371,6 +605,15 @@ def _ro(a) -> np.ndarray:
     return v
 
 _EMPTY = _ro(np.zeros(1))
+
+def _tree(ni, nf, imp) -> Tree:
+    "The `Tree` of the compiled node tables."
+    T = nf[:, _T0:]
+    Wn = T.sum(axis=1)
+    return Tree(children_left=ni[:, _LEFT].copy(), children_right=ni[:, _RIGHT].copy(),
+                feature=ni[:, _FEAT].copy(), threshold=nf[:, _THR].copy(), value=T / Wn[:, None],
+                impurity=imp.copy(), n_node_samples=ni[:, _END] - ni[:, _START],
+                weighted_n_node_samples=Wn, gain=nf[:, _GAIN].copy(), depth=ni[:, _DEPTH].copy())
 
 class TreeBuilder:
     """Compiled exact tree builder bound to one feature matrix: X is sorted once per feature, and every `grow` call
@@ -405,24 +648,41 @@ class TreeBuilder:
              inplace: bool = False,         # let this growth partition the builder's own sorting (no copy; last use)
              ) -> Tree:
         "Grow a tree on class codes with sample weights from the builder's presorting."
-        codes = _ro(np.ascontiguousarray(codes, dtype=np.int64))
-        n = self.Xt.shape[1]
-        if codes.shape != (n,): raise ValueError(f"codes must have shape ({n},); got {codes.shape}.")
-        K = int(codes.max()) + 1 if n_classes is None else int(n_classes)
-        if sample_weight is None:
-            w, order = _ro(np.ones(n)), self.order
-        else:
-            w = _ro(np.ascontiguousarray(sample_weight, dtype=np.float64))
-            if w.shape != (n,): raise ValueError(f"sample_weight must have shape ({n},); got {w.shape}.")
-            order = self.order if np.all(w > 0) else _keep_positive(self.order, w)
+        codes, w, K, order = self._inputs(codes, sample_weight, n_classes)
         if order is self.order and not inplace: order = order.copy()   # growth partitions its own copy of the sorting
         rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
         par = self.param if param is None else float(param)
         ni, nf, imp = _grow_compiled(self.Xt, order, codes, w, K, self.code, par, self.tp, self.ti, self.msl,
                                      min(self.mf, self.Xt.shape[0]), self.max_depth, self.max_leaf_nodes, rng)
-        T = nf[:, _T0:]
-        Wn = T.sum(axis=1)
-        return Tree(children_left=ni[:, _LEFT].copy(), children_right=ni[:, _RIGHT].copy(),
-                    feature=ni[:, _FEAT].copy(), threshold=nf[:, _THR].copy(), value=T / Wn[:, None],
-                    impurity=imp, n_node_samples=ni[:, _END] - ni[:, _START],
-                    weighted_n_node_samples=Wn, gain=nf[:, _GAIN].copy(), depth=ni[:, _DEPTH].copy())
+        return _tree(ni, nf, imp)
+
+    def _inputs(self, codes, sample_weight, n_classes):
+        "Validated class codes, weights, K and the presorted rows of positive weight (shared: copy before growing)."
+        codes = _ro(np.ascontiguousarray(codes, dtype=np.int64))
+        n = self.Xt.shape[1]
+        if codes.shape != (n,): raise ValueError(f"codes must have shape ({n},); got {codes.shape}.")
+        K = int(codes.max()) + 1 if n_classes is None else int(n_classes)
+        if sample_weight is None: return codes, _ro(np.ones(n)), K, self.order
+        w = _ro(np.ascontiguousarray(sample_weight, dtype=np.float64))
+        if w.shape != (n,): raise ValueError(f"sample_weight must have shape ({n},); got {w.shape}.")
+        return codes, w, K, (self.order if np.all(w > 0) else _keep_positive(self.order, w))
+
+    def grow_many(self, codes, sample_weight=None, n_classes: int | None = None,
+                  random_state=None,        # seed or Generator: every tree starts from the same state of it
+                  params=(),                # one tree per parameter value (NE: ANE's λ grid)
+                  ) -> list[Tree]:
+        """One tree per parameter, each the tree `grow(codes, sample_weight, n_classes, seed, param=p)` grows from the
+        same seed. NE level by level grows them all in one pass (`_grow_ne_many`); other criteria, one by one."""
+        rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+        params = [float(p) for p in params]
+        if self.code != NE or self.max_leaf_nodes >= 0 or not params:
+            state = rng.bit_generator.state
+            def fresh():
+                g = np.random.Generator(type(rng.bit_generator)()); g.bit_generator.state = state
+                return g
+            return [self.grow(codes, sample_weight, n_classes, fresh(), param=p) for p in params]
+        codes, w, K, order = self._inputs(codes, sample_weight, n_classes)
+        if order is self.order: order = order.copy()
+        ni, nf, nn, imp = _grow_ne_many(self.Xt, order, codes, w, K, np.asarray(params), self.msl,
+                                        min(self.mf, self.Xt.shape[0]), self.max_depth, rng)
+        return [_tree(ni[j, :nn[j]], nf[j, :nn[j]], imp[j, :nn[j]]) for j in range(len(params))]

@@ -212,7 +212,7 @@ def _grow(X, codes, w, K, crit, params, *, max_depth=None, min_samples_leaf=1, m
                  max_leaf_nodes=max_leaf_nodes)
     return b.grow(codes, w, K, as_generator(random_state), inplace=True)
 
-# %% ../nbs/30_robust_trees.ipynb #930534ec
+# %% ../nbs/30_robust_trees.ipynb #5968720c
 def _min_samples_leaf(value, n: int) -> int:
     "min_samples_leaf as a row count: an int ≥ 1, or a fraction in (0, 0.5] of the n rows (scikit-learn semantics)."
     return int(value) if isinstance(value, numbers.Integral) else max(1, int(np.ceil(value * n)))
@@ -272,8 +272,8 @@ def _prepare_fit(est, X, y, sample_weight):
 
 def _tune_lambda(fit_predict, X, codes, w, grid, val_size, random_state):
     """ANE [@wilton2024trees, §3.6]: fit NE(λ) on a random 80 % of the noisy rows, score on the other 20 % (noisy labels);
-    ties → larger λ. `fit_predict(w_train, train_rows, λ, X_val)` fits on the weights w_train (0 off the training rows,
-    so one presorting of X serves every λ) and predicts class codes of X_val."""
+    ties → larger λ. `fit_predict(w_train, train_rows, λs, X_val)` fits one model per λ on the weights w_train (0 off the
+    training rows, so one presorting of X serves every λ) and returns each model's class codes of X_val."""
     rows = np.flatnonzero(w > 0)
     rng = as_generator(random_state)
     perm = rng.permutation(rows)
@@ -284,13 +284,12 @@ def _tune_lambda(fit_predict, X, codes, w, grid, val_size, random_state):
     w_tr = np.zeros_like(w)
     w_tr[tr] = w[tr]
     scores = {}
-    for lam in grid:
-        pred = fit_predict(w_tr, tr, lam, X[val])
+    for lam, pred in zip(grid, fit_predict(w_tr, tr, list(grid), X[val])):
         scores[lam] = float(np.sum(w[val] * (pred == codes[val])) / np.sum(w[val]))
     best = max(scores.values())
     return max(lam for lam, s in scores.items() if s == best), scores
 
-# %% ../nbs/30_robust_trees.ipynb #f67916d3
+# %% ../nbs/30_robust_trees.ipynb #35e8a797
 _ANE_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 class _TreeMixin:
@@ -322,6 +321,18 @@ _TREE_CONSTRAINTS = {
     "random_state": ["random_state"],
 }
 
+def _resolves_to(*names):
+    "Is `criterion` (a name or alias) one of `names`? (governs the parameters only those criteria read)"
+    def where(criterion):
+        try: return get_criterion(criterion).name in names
+        except (TypeError, ValueError): return False
+    where.__doc__ = " or ".join(repr(n) for n in names) + " (or an alias)"
+    return where
+
+_TREE_INERT = {"lam": ("criterion", _resolves_to("ne")),   # ANE tunes λ over ane_grid: `lam` is NE's fixed λ only
+               "q": ("criterion", _resolves_to("gce")), "s": ("criterion", _resolves_to("credal")),
+               "ane_val_size": ("criterion", _resolves_to("ane"))}   # (ane_grid too is read by ANE only)
+
 class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree for K ≥ 2 classes grown with a robust (ANE, NE, CL, ...) or classical split criterion.
 
@@ -347,6 +358,7 @@ class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         The fitted tree in array form.
     """
     _parameter_constraints = _TREE_CONSTRAINTS
+    _parameter_inert = _TREE_INERT
 
     def __init__(self, criterion="ane", *, lam=0.5, q=0.7, s=1.0, max_depth=None, min_samples_leaf=1,
                  max_features=None, max_leaf_nodes=None, ane_grid=_ANE_GRID, ane_val_size=0.2, random_state=None):
@@ -362,9 +374,8 @@ class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         builder = _builder(X, crit, params, **opts)                    # X sorted once, for every λ and the final tree
         self.ane_scores_ = None
         if grid is not None:
-            def fit_predict(wa, rows, lam, Xb):
-                t = builder.grow(codes, wa, K, as_generator(grow_seed), param=lam)
-                return t.value[t.apply(Xb)].argmax(axis=1)
+            def fit_predict(wa, rows, lams, Xb):                      # every λ's tree in one pass (the builder's grow_many)
+                return [t.value[t.apply(Xb)].argmax(axis=1) for t in builder.grow_many(codes, wa, K, grow_seed, params=lams)]
             lam, self.ane_scores_ = _tune_lambda(fit_predict, X, codes, w, grid, val, tune_seed)
             params = {"lam": lam}
         tree = builder.grow(codes, w, K, as_generator(grow_seed), param=params.get("lam"), inplace=True)
@@ -403,9 +414,10 @@ class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.tree_.feature_importances(self.n_features_in_)
 
-# %% ../nbs/30_robust_trees.ipynb #b8d0b238
-def _grow_batch(builder, codes, w, K, params, seeds, bootstrap, rows):
-    "One tree per seed; with `bootstrap`, weights are w times the counts of a len(rows)-out-of-len(rows) bootstrap of `rows`."
+# %% ../nbs/30_robust_trees.ipynb #66093163
+def _grow_batch(builder, codes, w, K, lams, seeds, bootstrap, rows):
+    """Per seed, one tree per λ of `lams` (None: the builder's own parameter), all from the same bootstrap and Generator
+    state; with `bootstrap`, weights are w times the counts of a len(rows)-out-of-len(rows) bootstrap of `rows`."""
     m, trees = len(rows), []
     for seed in seeds:
         rng = as_generator(seed)
@@ -413,20 +425,23 @@ def _grow_batch(builder, codes, w, K, params, seeds, bootstrap, rows):
         if bootstrap:
             wt = np.zeros_like(w)
             wt[rows] = w[rows] * np.bincount(rng.integers(0, m, m), minlength=m)
-        trees.append(builder.grow(codes, wt, K, rng, param=params.get("lam")))
+        trees.append(builder.grow_many(codes, wt, K, rng, params=lams) if len(lams) > 1
+                     else [builder.grow(codes, wt, K, rng, param=lams[0])])
     return trees
 
-def _grow_forest(builder, codes, w, K, params, seeds, bootstrap, n_jobs, rows):
-    """Trees for all seeds, in `n_jobs` threads (the compiled builder releases the GIL; joblib); tree i depends on
-    seeds[i] only, so any n_jobs gives the same forest, bit for bit."""
+def _grow_forest(builder, codes, w, K, lams, seeds, bootstrap, n_jobs, rows):
+    """One forest (a list of trees, one per seed) per λ of `lams`, in `n_jobs` threads (the compiled builder releases the
+    GIL; joblib); tree i depends on seeds[i] only, so any n_jobs gives the same forests, bit for bit."""
     jobs = min(effective_n_jobs(n_jobs), len(seeds))
-    if jobs <= 1: return _grow_batch(builder, codes, w, K, params, seeds, bootstrap, rows)
-    parts = Parallel(n_jobs=jobs, prefer="threads")(
-        delayed(_grow_batch)(builder, codes, w, K, params, list(chunk), bootstrap, rows)
-        for chunk in np.array_split(np.asarray(seeds, dtype=object), jobs))
-    return [t for part in parts for t in part]
+    if jobs <= 1: per_seed = _grow_batch(builder, codes, w, K, lams, seeds, bootstrap, rows)
+    else:
+        parts = Parallel(n_jobs=jobs, prefer="threads")(
+            delayed(_grow_batch)(builder, codes, w, K, lams, list(chunk), bootstrap, rows)
+            for chunk in np.array_split(np.asarray(seeds, dtype=object), jobs))
+        per_seed = [t for part in parts for t in part]
+    return [[ts[j] for ts in per_seed] for j in range(len(lams))]
 
-# %% ../nbs/30_robust_trees.ipynb #62e90d6a
+# %% ../nbs/30_robust_trees.ipynb #6af3df56
 class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Random forest of `RobustTreeClassifier`s: bootstrap samples, √d features per node, averaged leaf class proportions.
 
@@ -452,6 +467,7 @@ class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {**_TREE_CONSTRAINTS, "n_estimators": [Interval("int", 1, None, closed="left")],
                               "bootstrap": ["boolean"],
                               "n_jobs": [Interval("int", 1, None, closed="left"), Interval("int", None, -1, closed="right"), None]}
+    _parameter_inert = _TREE_INERT
 
     def __init__(self, n_estimators=100, criterion="ane", *, lam=0.5, q=0.7, s=1.0, max_depth=None, min_samples_leaf=1,
                  max_features="sqrt", max_leaf_nodes=None, bootstrap=True, ane_grid=_ANE_GRID, ane_val_size=0.2,
@@ -467,18 +483,18 @@ class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         K = len(classes)
         tune_seed, *seeds = spawn_seeds(self.random_state, self.n_estimators + 1)
         builder = _builder(X, crit, params, **opts)                    # X sorted once, for every tree and every λ
-        grow = lambda wa, rows, prm: _grow_forest(builder, codes, wa, K, prm, seeds, self.bootstrap, self.n_jobs, rows)
+        grow = lambda wa, rows, lams: _grow_forest(builder, codes, wa, K, lams, seeds, self.bootstrap, self.n_jobs, rows)
         self.ane_scores_ = None
         if grid is not None:
-            def fit_predict(wa, rows, lam, Xb):
-                return np.mean([t.value[t.apply(Xb)] for t in grow(wa, rows, {"lam": lam})], axis=0).argmax(axis=1)
+            def fit_predict(wa, rows, lams, Xb):                      # every λ's forest in one pass per bootstrap
+                return [np.mean([t.value[t.apply(Xb)] for t in forest], axis=0).argmax(axis=1) for forest in grow(wa, rows, lams)]
             lam, self.ane_scores_ = _tune_lambda(fit_predict, X, codes, w, grid, val, tune_seed)
             params = {"lam": lam}
         self.classes_, self.n_classes_ = classes, K
         self.criterion_, self.lam_ = crit.name, params.get("lam")
         tree_params = {k: v for k, v in self.get_params().items() if k in RobustTreeClassifier().get_params()}
         self.estimators_ = []
-        for seed, tree in zip(seeds, grow(w, np.arange(len(w)), params)):
+        for seed, tree in zip(seeds, grow(w, np.arange(len(w)), [params.get("lam")])[0]):
             est = RobustTreeClassifier(**{**tree_params, "random_state": seed})
             est.n_features_in_ = self.n_features_in_
             if hasattr(self, "feature_names_in_"): est.feature_names_in_ = self.feature_names_in_
@@ -486,9 +502,18 @@ class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X) -> np.ndarray:
-        "Mean over the trees of the leaf class proportions, shape (n, K)."
+        "Mean over the trees of the leaf class proportions, shape (n, K); the trees are applied in `n_jobs` threads."
         X = self._validate_X(X)
-        return np.mean([e.tree_.value[e.tree_.apply(X)] for e in self.estimators_], axis=0)
+        leaf_values = lambda ests: [e.tree_.value[e.tree_.apply(X)] for e in ests]
+        jobs = min(effective_n_jobs(self.n_jobs), len(self.estimators_))
+        if jobs <= 1: per_tree = leaf_values(self.estimators_)
+        else:                                                          # same list, same mean: any n_jobs, same bits
+            parts = Parallel(n_jobs=jobs, prefer="threads")(
+                delayed(leaf_values)(list(c)) for c in np.array_split(np.asarray(self.estimators_, dtype=object), jobs))
+            per_tree = [v for part in parts for v in part]
+        total = per_tree[0].copy()
+        for v in per_tree[1:]: total += v                              # in tree order (as np.mean's sum; no 3-D stack)
+        return total / len(per_tree)
 
     def apply(self, X) -> np.ndarray:
         "Leaf index of every row in every tree, shape (n, n_estimators)."

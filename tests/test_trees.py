@@ -414,3 +414,65 @@ def test_mixed_label_types_are_named(make):
     X = np.random.default_rng(0).normal(size=(8, 2))
     with pytest.raises(ValueError, match="mixes label types"):
         make().fit(X, np.array(["a", 1] * 4, dtype=object))
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_grow_many_grows_the_tree_of_every_lambda(K):
+    "ANE's one-pass search (grow_many): bit for bit the NE tree `grow` grows per λ, and the numpy oracle's, on every option."
+    from tree_oracle import _grow as oracle_grow
+    from robust_ref.tree_builder import TreeBuilder
+    lams = (0.0, 0.25, 0.5, 0.75, 1.0)
+    rng = np.random.default_rng(20 + K)
+    n = 240
+    X = np.round(rng.normal(size=(n, 4)), 1)                          # runs of equal values, ties between features
+    y = np.where(rng.random(n) < 0.6, (X[:, 0] > 0) * (K - 1), rng.integers(0, K, n))
+    n_diverged = 0
+    for w in (None, np.bincount(rng.integers(0, n, n), minlength=n).astype(float), rng.uniform(0.2, 2, n) * (rng.random(n) < 0.8)):
+        for opts in ({}, dict(max_depth=3, min_samples_leaf=3), dict(max_features=2), dict(max_features=1, min_samples_leaf=2),
+                     dict(max_leaf_nodes=7)):
+            b = TreeBuilder(X, "ne", **opts)
+            many = b.grow_many(y, w, K, 7, params=lams)
+            assert len(many) == len(lams)
+            for lam, t in zip(lams, many):
+                ref = b.grow(y, w, K, 7, param=lam)
+                _assert_same_tree(ref, t)
+                np.testing.assert_array_equal(t.gain, ref.gain)          # the same floating-point operations
+                np.testing.assert_array_equal(t.impurity, ref.impurity)
+            n_diverged += len({tuple(t.feature) for t in many}) > 1
+            if w is None and opts in ({}, dict(max_features=2)):
+                for lam, t in zip(lams, many):
+                    _assert_same_tree(oracle_grow(X, y, np.ones(n), K, get_criterion("ne"), {"lam": lam}, random_state=7, **opts), t)
+    assert n_diverged >= 5                                             # the λ trees do split differently somewhere
+
+
+def test_ane_one_pass_search_selects_what_a_tree_per_lambda_selects():
+    "Same validation scores, λ and final tree as growing one NE tree per λ from scratch on the 80 % (the old search)."
+    from robust_ref.core import spawn_seeds
+    from robust_ref.tree_builder import TreeBuilder
+    from robust_ref.trees import _ANE_GRID, _tune_lambda
+    X, y, rng = _data(31, n=500)
+    y = np.where(rng.random(len(y)) < 0.25, rng.integers(0, 3, len(y)), y)    # 25 % of labels redrawn
+    codes = np.unique(y, return_inverse=True)[1]
+    for kw, seed in (({}, 0), (dict(max_depth=4), 1), (dict(max_features=2, min_samples_leaf=3), 2)):
+        m = RobustTreeClassifier("ane", random_state=seed, **kw).fit(X, y)
+        tune_seed, grow_seed = spawn_seeds(seed, 2)
+        b = TreeBuilder(X, "ne", **kw)
+        def per_lambda(wa, rows, lams, Xb):
+            trees = [b.grow(codes, wa, 3, grow_seed, param=lam) for lam in lams]
+            return [t.value[t.apply(Xb)].argmax(axis=1) for t in trees]
+        lam, scores = _tune_lambda(per_lambda, X, codes, np.ones(len(y)), _ANE_GRID, 0.2, tune_seed)
+        assert m.lam_ == lam and m.ane_scores_ == scores
+        _assert_same_tree(b.grow(codes, None, 3, grow_seed, param=lam), m.tree_)
+
+
+def test_parameters_of_other_criteria_are_refused_by_name():
+    "lam/q/s/ane_val_size set where the criterion never reads them: an error naming both; aliases count as the criterion."
+    X, y, _ = _data(2, n=60)
+    for make in (RobustTreeClassifier, lambda **kw: RobustForestClassifier(n_estimators=2, **kw)):
+        for kw, gov in ((dict(lam=0.3), "'ne'"), (dict(criterion="gini", q=0.2), "'gce'"),
+                        (dict(criterion="cl", s=2.0), "'credal'"), (dict(criterion="ne", ane_val_size=0.3), "'ane'")):
+            name = next(k for k in kw if k != "criterion")
+            with pytest.raises(ValueError, match=f"{name}=.* has no effect unless criterion is {gov}"):
+                make(**kw).fit(X, y)
+        assert make(criterion="NE", lam=0.3).fit(X, y).lam_ == 0.3
+        assert make(criterion="gce", q=0.2).fit(X, y).criterion_ == "gce"
