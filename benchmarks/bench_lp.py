@@ -23,8 +23,15 @@ add a column). The LP work of every round is then timed three ways on exactly th
 Every round's objective is compared across the three (they solve the same LP). No assertions on
 time: the ratios are printed side by side.
 
-Then the share of the LP in a whole fit: `LPBoostClassifier` and `RMBoostClassifier` on the same data with the same
-tree learner, their own `lp_seconds_` against `learner_seconds_` (RMBoost at K = rounds and K = 2 x rounds).
+Then the share of the LP in a whole fit: `LPBoostClassifier` (nu = --nu and nu = 'auto') and `RMBoostClassifier`
+(K = rounds and K = 2 x rounds) with the same 11-leaf CART learner of the compiled tree builder (RMBoost: on weighted
+bootstrap resamples, as integer counts; LPBoost: with the dual weights), their own `lp_seconds_` against
+`learner_seconds_`.
+
+Then the rule learner, old vs new (--learner-data, default diabetes and credit; K = rounds): RMBoost with its default
+'tree' learner (the compiled builder) against the same fit with scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=
+11)` on copied bootstrap rows (the learner before the compiled builder; it draws the same resamples from the same
+seed), alternated --repeats times, medians. --accuracy-seeds m adds test accuracy of both over m seeds (70/30 splits).
 """
 import argparse
 import time
@@ -33,10 +40,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
+from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
 from _common import warm_up_rmboost
+from robust_ref.datasets import load_dataset
+from robust_ref.learners import TreeLearner
 from robust_ref.lp import LPBoostClassifier, LPBoostMaster, MasterLP
 from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 
@@ -103,7 +113,7 @@ def lpboost_cold_linprog(H, y, nu, k):
 
 # ---------------------------------------------------------------------------------------------- RMBoost
 def rmboost_warm(X, y, rounds, seed, form="dense"):
-    "The library's `RMBoostMaster` (spec §3.1; LP (16) or its dual (17)), one rule per round; duals → weights p."
+    "The library's `RMBoostMaster` (LP (16) or its dual (17)), one rule per round; duals → weights p."
     rng = np.random.default_rng(seed)
     n = len(y); lam = 1 / np.sqrt(n)
     t0 = time.perf_counter(); master = RMBoostMaster(y, form=form); t_build = time.perf_counter() - t0
@@ -172,21 +182,61 @@ def run(master, X, y, rounds, nu, seed, every, rm_form="dense", lp_backend="dens
                 ratio_highspy=A / W, ratio_linprog=B / W, max_obj_diff=worst)
 
 
+def _timed_fit(est, X, y):
+    t0 = time.perf_counter(); est.fit(X, y); total = time.perf_counter() - t0
+    return dict(rounds_done=est.n_iter_, fit_s=total, lp_s=est.lp_seconds_, learner_s=est.learner_seconds_,
+                lp_share=est.lp_seconds_ / total, learner_share=est.learner_seconds_ / total,
+                lp_le_learner=est.lp_seconds_ <= est.learner_seconds_, pivots=getattr(est, "lp_iterations_", -1),
+                fallbacks=est.lp_fallbacks_)
+
+
 def fit_shares(X, y, rounds, nu, seed):
-    "LP seconds vs base-learner seconds inside whole fits, same tree learner (CART, 11 leaves, bootstrap for RMBoost)."
-    tree = DecisionTreeClassifier(max_leaf_nodes=11)
-    fits = [("LPBoost", rounds, LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree, tol=0.0,
-                                                  random_state=seed)),
-            ("RMBoost", rounds, RMBoostClassifier(n_estimators=rounds, random_state=seed)),
-            ("RMBoost", 2 * rounds, RMBoostClassifier(n_estimators=2 * rounds, random_state=seed))]
+    "LP seconds vs base-learner seconds inside whole fits, same compiled 11-leaf CART learner (bootstrap for RMBoost)."
+    tree = TreeLearner(max_depth=None, max_leaf_nodes=11)
+    fits = [("LPBoost", f"nu={nu:g}", LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree, tol=0.0,
+                                                        random_state=seed)),
+            ("LPBoost", "nu=auto", LPBoostClassifier(nu="auto", n_estimators=rounds, base_learner=tree, tol=0.0,
+                                                     random_state=seed)),
+            ("RMBoost", f"K={rounds}", RMBoostClassifier(n_estimators=rounds, random_state=seed)),
+            ("RMBoost", f"K={2 * rounds}", RMBoostClassifier(n_estimators=2 * rounds, random_state=seed))]
+    return [dict(estimator=name, setting=setting, **_timed_fit(est, X, y)) for name, setting, est in fits]
+
+
+def learner_old_vs_new(names, rounds, seed, repeats):
+    "RMBoost fits with the compiled 'tree' learner vs scikit-learn's tree on copied bootstrap rows, alternated; medians."
     rows = []
-    for name, K, est in fits:
-        t0 = time.perf_counter(); est.fit(X, y); total = time.perf_counter() - t0
-        rows.append(dict(estimator=name, K=K, rounds_done=est.n_iter_, fit_s=total, lp_s=est.lp_seconds_,
-                         learner_s=est.learner_seconds_, lp_share=est.lp_seconds_ / total,
-                         learner_share=est.learner_seconds_ / total,
-                         lp_le_learner=est.lp_seconds_ <= est.learner_seconds_, fallbacks=est.lp_fallbacks_))
+    for name in names:
+        X, y = load_dataset(name, missing="impute", return_X_y=True)
+        runs = {"old": [], "new": []}
+        for _ in range(repeats):
+            for which, bl in (("old", DecisionTreeClassifier(max_leaf_nodes=11)), ("new", "tree")):
+                runs[which].append(_timed_fit(RMBoostClassifier(n_estimators=rounds, base_learner=bl, random_state=seed),
+                                              X, y))
+        med = {w: pd.DataFrame(r).median(numeric_only=True) for w, r in runs.items()}
+        for w in ("old", "new"):
+            rows.append(dict(data=name, K=rounds, learner="sklearn CART on X[idx]" if w == "old" else "compiled, counts",
+                             fit_s=med[w].fit_s, learner_s=med[w].learner_s, lp_s=med[w].lp_s,
+                             learner_share=med[w].learner_share, lp_share=med[w].lp_share))
+        rows.append(dict(data=name, K=rounds, learner="old / new", fit_s=med["old"].fit_s / med["new"].fit_s,
+                         learner_s=med["old"].learner_s / med["new"].learner_s, lp_s=med["old"].lp_s / med["new"].lp_s,
+                         learner_share=med["old"].learner_share / med["new"].learner_share,
+                         lp_share=med["old"].lp_share / med["new"].lp_share))
     return rows
+
+
+def accuracy_old_vs_new(name, rounds, seeds):
+    "Test accuracy of RMBoost with the compiled vs the scikit-learn tree learner over `seeds` 70/30 splits."
+    X, y = load_dataset(name, missing="impute", return_X_y=True)
+    acc = {"old": [], "new": []}
+    for seed in range(seeds):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
+        for which, bl in (("old", DecisionTreeClassifier(max_leaf_nodes=11)), ("new", "tree")):
+            m = RMBoostClassifier(n_estimators=rounds, base_learner=bl, random_state=seed).fit(Xtr, ytr)
+            acc[which].append(float(np.mean(m.predict(Xte) == yte)))
+    a, b = np.array(acc["old"]), np.array(acc["new"])
+    d = b - a
+    return dict(data=name, K=rounds, seeds=seeds, acc_old=a.mean(), acc_new=b.mean(), mean_diff=d.mean(),
+                se_diff=d.std(ddof=1) / np.sqrt(seeds) if seeds > 1 else np.nan, sd_old=a.std(ddof=1) if seeds > 1 else np.nan)
 
 
 def main(argv=None):
@@ -200,6 +250,9 @@ def main(argv=None):
     ap.add_argument("--rm-form", choices=["dense", "primal", "dual"], default="dense", help="LP form of the RMBoost master (default: the library default)")
     ap.add_argument("--lp-backend", choices=["dense", "highs"], default="dense", help="back end of the LPBoost master (default: the library default)")
     ap.add_argument("--no-fits", action="store_true", help="skip the LP-share-of-fit table")
+    ap.add_argument("--learner-data", nargs="*", default=["diabetes", "credit"], help="old vs new rule learner on these")
+    ap.add_argument("--repeats", type=int, default=2, help="alternated repeats of the old/new learner fits")
+    ap.add_argument("--accuracy-seeds", type=int, default=0, help="test accuracy old vs new learner over this many seeds")
     args = ap.parse_args(argv)
     threadpool_limits(1)   # one BLAS thread for every path, as the other benchmarks
     X, y = load(args.data)
@@ -212,6 +265,15 @@ def main(argv=None):
         print("\nLP share of whole fits (target: LP seconds <= base-learner seconds):")
         print(pd.DataFrame(fit_shares(X, y, args.rounds, args.nu, args.seed)).to_string(
             index=False, float_format=lambda v: f"{v:.3g}"))
+    if args.learner_data:
+        print(f"\nRMBoost's rule learner, old vs new (K = {args.rounds}, medians of {args.repeats} alternated fits; "
+              "targets: learner share halves, fit >= 1.8x faster):")
+        print(pd.DataFrame(learner_old_vs_new(args.learner_data, args.rounds, args.seed, args.repeats)).to_string(
+            index=False, float_format=lambda v: f"{v:.3g}"))
+    if args.accuracy_seeds:
+        print(f"\ntest accuracy, old vs new learner ({args.accuracy_seeds} seeds, 70/30 splits, K = {args.rounds}):")
+        print(pd.DataFrame([accuracy_old_vs_new(d, args.rounds, args.accuracy_seeds) for d in args.learner_data or [args.data]])
+              .to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""RMBoost fit cost: column generation on the warm-started HiGHS master vs rebuilding and re-solving the LP from
+"""RMBoost fit cost: column generation on the warm-started master vs rebuilding and re-solving the LP from
 scratch every round (the authors' approach), at K rounds on `credit` and `diabetes` (n ≈ 700); then how fit time
 grows with n (subsamples of `magic`) and with K. Prints tables (and ratios side by side); never asserts.
 

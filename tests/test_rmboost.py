@@ -435,3 +435,57 @@ def test_extreme_feature_scales_fit_the_same_model(scale):
     big = RMBoostClassifier(n_estimators=15, random_state=0).fit(X * scale, y)
     np.testing.assert_allclose(big.risk_path_, ref.risk_path_, atol=1e-12)
     np.testing.assert_array_equal(big.predict(X * scale), ref.predict(X))
+
+
+# ---------------------------------------------------------------- the 'tree' learner: the compiled builder
+def _float32_data(seed, n, d):
+    "Continuous data exact in float32 (scikit-learn's trees cast X to float32), labels with noise."
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32).astype(np.float64)
+    y = np.where(X[:, 0] + 0.5 * X[:, -1] ** 2 + rng.normal(scale=0.7, size=n) > 0.4, 1, -1)
+    return X, y
+
+
+def test_tree_learner_is_the_compiled_builder_and_fits_sklearns_model():
+    # One feature: no two features can tie for a node's best split, and both builders take the lowest of tied
+    # thresholds, so the compiled builder and scikit-learn must grow the same trees on the same resamples (same
+    # seed: the oracle draws the tree's seed, then the resample, as the scikit-learn path does) -> the same model.
+    # (Resamples are integer counts, so the gains are exact sums; with resample=False the real weights make the
+    # two builders' gains differ by round-off, and a near-tie may then go either way.)
+    resample = True
+    from robust_ref.tree_builder import Tree
+    X, y = _float32_data(0, 300, 1)
+    new = RMBoostClassifier(n_estimators=40, random_state=5, resample=resample).fit(X, y)
+    old = RMBoostClassifier(n_estimators=40, random_state=5, resample=resample,
+                            base_learner=DecisionTreeClassifier(max_leaf_nodes=11)).fit(X, y)
+    assert all(isinstance(getattr(r, "tree", None), Tree) for r in new.rules_ if type(r).__name__ == "TreeRule")
+    assert any(type(r).__name__ == "TreeRule" for r in new.rules_)
+    assert len(new.rules_) == len(old.rules_) > 10
+    np.testing.assert_array_equal(rule_matrix(new.rules_, X), rule_matrix(old.rules_, X))
+    np.testing.assert_array_equal(new.coef_, old.coef_)
+    np.testing.assert_array_equal(new.risk_path_, old.risk_path_)
+    X_new, _ = _float32_data(1, 500, 1)
+    np.testing.assert_array_equal(new.decision_function(X_new), old.decision_function(X_new))
+
+
+def test_tree_learner_resample_counts_equal_sklearn_gains():
+    # Several features (ties between features possible, so no identity of models): on each round's resample the
+    # compiled tree's split gains equal scikit-learn's on the copied rows X[idx] (tie-invariant), and the counts
+    # passed to the builder are the resample's multiplicities.
+    from robust_ref.lp import _ResampledTrees, _bootstrap, pricing_oracle
+    from robust_ref.learners import TreeLearner
+    X, y = _float32_data(2, 400, 4)
+    w = np.random.default_rng(3).random(400)
+    oracle = pricing_oracle(TreeLearner(max_depth=None, max_leaf_nodes=11), X, random_state=7, resample=True)
+    assert isinstance(oracle, _ResampledTrees)
+    ref_rng = np.random.default_rng(7)
+    for _ in range(5):
+        rule = oracle.fit_sign(y.astype(float), w)
+        seed = int(ref_rng.integers(0, 2**31 - 1)); idx = _bootstrap(ref_rng, w)
+        sk = DecisionTreeClassifier(max_leaf_nodes=11, random_state=seed).fit(X[idx], y[idx]).tree_
+        inner = sk.children_left != -1
+        wi = sk.weighted_n_node_samples * sk.impurity
+        sk_gain = np.sort(wi[inner] - wi[sk.children_left[inner]] - wi[sk.children_right[inner]])
+        t = rule.tree
+        np.testing.assert_allclose(np.sort(t.gain[t.children_left != -1]), sk_gain, rtol=1e-9, atol=1e-9)
+        assert t.weighted_n_node_samples[0] == len(w) and t.n_node_samples[0] == np.unique(idx).size
