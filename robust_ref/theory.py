@@ -1914,7 +1914,7 @@ def check_meanclf_thm15(rates=((0.1, 0.3), (0.4, 0.05), (0.2, 0.2), (0.3, 0.6)),
                         scale: float = 1.0, drop=(), factors=None, # mutation
                        ) -> BoundCheck:
     """Mean classifier Theorem 15 (class-conditional noise with known rates): if σ₁ℓ(−1, v) + σ₋₁ℓ(1, v) = C for all v
-    then the corrected loss (`corrected_loss_cc`, D36) is ℓ_{σ₋₁,σ₁} = (ℓ − C)/(1 − σ₋₁ − σ₁), an increasing affine
+    then the corrected loss (`corrected_loss_cc`) is ℓ_{σ₋₁,σ₁} = (ℓ − C)/(1 − σ₋₁ − σ₁), an increasing affine
     map of ℓ (order equivalent). ℓ is the weighted linear loss w_y(1 − yv), w₁ = σ₁, w₋₁ = σ₋₁ (C = 2σ₁σ₋₁), on
     v ∈ [−3, 3]. Terms: `ℓ/(1−σ₋₁−σ₁)` and `−C/(1−σ₋₁−σ₁)`."""
     from robust_ref.mean_classifier import corrected_loss_cc
