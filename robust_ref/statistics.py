@@ -14,7 +14,7 @@ from scipy.stats import friedmanchisquare, studentized_range
 # %% auto #0
 __all__ = ['OUTSIDE_STYLE', 'average_ranks', 'FriedmanResult', 'friedman', 'critical_difference', 'nemenyi',
            'plot_critical_difference', 'agreement', 'agreement_counts', 'styled', 'shaded_cells', 'agreement_table',
-           'Claim', 'smallest_degradation', 'provenance_table']
+           'Claim', 'smallest_degradation', 'among_best', 'vanishing_thresholds', 'provenance_table']
 
 # %% ../nbs/72_statistics.ipynb #872976bf
 def _check_table(table) -> pd.DataFrame:
@@ -226,6 +226,64 @@ def smallest_degradation(deg: pd.DataFrame,                # rows (noise, rate),
     if published is not None and pd.notna(nums.loc[method, "published"]):
         statement += f"; published {nums.loc[method, 'published']:+.2f} pp, measured − published = {nums.loc[method, 'difference']:+.2f} pp"
     return Claim(holds, nums, statement + ".")
+
+# %% ../nbs/72_statistics.ipynb #9aeaf16d
+def among_best(tables,                 # a blocks × methods DataFrame (lower is better), or {name: DataFrame} for several grids
+               method: str,            # the method claimed to rank among the best
+               k: int = 2,             # "among the k best": k = 2 is "best or second"
+               higher_is_better: bool = False, # True for accuracies
+              ) -> Claim:
+    "Is `method`'s average rank among the `k` best in every table (ties counted in its favour)?"
+    if isinstance(tables, pd.DataFrame): tables = {"all": tables}
+    if not isinstance(tables, dict) or not tables:
+        raise TypeError("tables must be a blocks × methods DataFrame or a non-empty {name: DataFrame} mapping.")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1: raise ValueError(f"k must be an int >= 1; got {k!r}.")
+    rows = []
+    for name, t in tables.items():
+        if not isinstance(t, pd.DataFrame): raise TypeError(f"table {name!r} must be a DataFrame; got {type(t).__name__}.")
+        if method not in t.columns: raise ValueError(f"method {method!r} is not a column of table {name!r}; methods: {list(t.columns)}.")
+        ranks = average_ranks(-_check_table(t) if higher_is_better else t)
+        place = int((ranks < ranks[method]).sum()) + 1
+        best = ranks.drop(method).idxmin()
+        rows.append(dict(table=name, blocks=len(t), methods=t.shape[1], average_rank=ranks[method], place=place,
+                         best_other=best, best_other_rank=ranks[best], holds=place <= k))
+    nums = pd.DataFrame(rows).set_index("table")
+    holds = bool(nums["holds"].all())
+    where = "; ".join(f"{n}: place {int(r.place)} of {int(r.methods)} (average rank {r.average_rank:.2f} over {int(r.blocks)} blocks, "
+                      f"best other {r.best_other} {r.best_other_rank:.2f})" for n, r in nums.iterrows())
+    word = {1: "the best", 2: "the best or second"}.get(int(k), f"among the {k} best")
+    return Claim(holds, nums, f"{method} ranks {word} on every table: {'holds' if holds else 'does not hold'} — {where}.")
+
+def vanishing_thresholds(thresholds: pd.DataFrame, # index: the scale γ > 0; columns: methods; values: the smallest noise rate at which the method fails (NaN: never)
+                         robust: str,              # the method claimed never to fail
+                         fragile: str,             # the method claimed to fail at a threshold that shrinks with γ
+                         max_ratio: float = 1.5,   # "shrinks in proportion to γ": max/min of threshold/γ at most this
+                        ) -> Claim:
+    "Does `robust` never fail while `fragile` fails at every scale, its threshold shrinking in proportion to γ?"
+    if not isinstance(thresholds, pd.DataFrame): raise TypeError(f"thresholds must be a DataFrame; got {type(thresholds).__name__}.")
+    for m in (robust, fragile):
+        if m not in thresholds.columns: raise ValueError(f"method {m!r} is not a column of thresholds; columns: {list(thresholds.columns)}.")
+    gam = pd.to_numeric(pd.Series(thresholds.index, dtype=object), errors="coerce").to_numpy(float)
+    if len(gam) < 2 or np.isnan(gam).any() or (gam <= 0).any():
+        raise ValueError(f"thresholds needs at least 2 rows indexed by the scale γ > 0 (numbers); got index {list(thresholds.index)}.")
+    if not (isinstance(max_ratio, (int, float)) and not isinstance(max_ratio, bool) and max_ratio >= 1):
+        raise ValueError(f"max_ratio must be a number >= 1; got {max_ratio!r}.")
+    t = thresholds.apply(pd.to_numeric, errors="coerce").astype(float).set_axis(gam).sort_index(ascending=False)
+    frag, rob = t[fragile], t[robust]
+    never = bool(rob.isna().all())
+    always = bool(frag.notna().all())
+    ratio = frag / frag.index.to_numpy()
+    shrinks = always and bool((np.diff(frag.to_numpy()) < 0).all())
+    proportional = always and bool(ratio.max() <= max_ratio * ratio.min())
+    holds = never and shrinks and proportional
+    nums = pd.DataFrame({f"{fragile} threshold": frag, f"{fragile} threshold / γ": ratio, f"{robust} threshold": rob}).rename_axis("γ")
+    parts = [f"{robust} never fails" if never else f"{robust} fails at γ = {', '.join(f'{g:.4g}' for g in rob.index[rob.notna()])}",
+             (f"{fragile}'s threshold falls from {frag.iloc[0]:.3g} to {frag.iloc[-1]:.3g} as γ goes from {frag.index[0]:.4g} to "
+              f"{frag.index[-1]:.4g}" if always else f"{fragile} never fails at γ = {', '.join(f'{g:.4g}' for g in frag.index[frag.isna()])}")]
+    if always: parts.append(f"threshold/γ between {ratio.min():.2f} and {ratio.max():.2f}"
+                            + ("" if shrinks else "; not strictly decreasing") + ("" if proportional else f" (more than ×{max_ratio:g} apart)"))
+    return Claim(holds, nums, f"{fragile} fails at a noise rate that vanishes with γ while {robust} never fails: "
+                 f"{'holds' if holds else 'does not hold'} — {'; '.join(parts)}.")
 
 # %% ../nbs/72_statistics.ipynb #2adfe7b0
 def _flatten(d: dict, prefix: str = "") -> dict:
