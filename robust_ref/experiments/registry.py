@@ -180,7 +180,7 @@ class QuadBoostClassifier(BinaryClassifier):
 
     def _decision(self, X): return self.booster_.predict(X)
 
-# %% ../../nbs/70a_registry.ipynb #86858ee7
+# %% ../../nbs/70a_registry.ipynb #797bc1f9
 def _sk(module: str, name: str, **defaults):
     "Factory for a scikit-learn estimator with the book's defaults."
     def make(**params):
@@ -247,6 +247,12 @@ _REGISTRY = {
     "forest":          [(_sk("sklearn.ensemble", "RandomForestClassifier"), "scikit-learn random forest", {"n_estimators": 10})],
     "logistic":        [(_logistic, "scikit-learn logistic regression on standardised features", {})],
     "dummy":           [(_sk("sklearn.dummy", "DummyClassifier"), "majority class (for runner overhead)", {})],
+    "unhinged":        [(_own("robust_ref.mean_classifier", "MeanClassifier", kernel="linear"), "the unhinged-loss linear classifier "
+                         "through the origin (the mean classifier, linear kernel) on the raw features", {})],
+    "hinge_linear":    [(_sk("sklearn.svm", "LinearSVC", loss="hinge", fit_intercept=False, dual=True, max_iter=10_000),
+                         "hinge-loss linear classifier through the origin (linear SVM, C = 1) on the raw features", {})],
+    "logistic_linear": [(_sk("sklearn.linear_model", "LogisticRegression", fit_intercept=False, C=1e4, max_iter=10_000),
+                         "logistic-loss linear classifier through the origin (C = 1e4) on the raw features", {})],
     "cl_gbdt":         [(_confident(_gbdt), "confident learning (cleanlab): drop the labels flagged from 5-fold out-of-fold "
                          "probabilities, then histogram GBDT on the rest", {"estimator__max_iter": 20})],
     "cl_logistic":     [(_confident(_logistic), "confident learning (cleanlab): drop the flagged labels, then logistic "
@@ -265,7 +271,9 @@ _PAPER = dict(adaboost="baseline: Freund & Schapire 1997", real_adaboost="baseli
               xgb_quad="baseline: Chen & Guestrin 2016, as in Mazuelas & Álvarez 2025", tree="baseline: scikit-learn",
               forest="baseline: Breiman 2001", logistic="baseline: scikit-learn", dummy="baseline: majority class",
               cl_gbdt="contender: confident learning, Northcutt, Jiang & Chuang 2021 (cleanlab)",
-              cl_logistic="contender: confident learning, Northcutt, Jiang & Chuang 2021 (cleanlab)")
+              cl_logistic="contender: confident learning, Northcutt, Jiang & Chuang 2021 (cleanlab)",
+              unhinged="mean classifier: van Rooyen, Menon & Williamson 2015", hinge_linear="baseline: hinge loss (van Rooyen et al. 2015, Fig. 2)",
+              logistic_linear="baseline: logistic loss (van Rooyen et al. 2015, Fig. 2)")
 
 def _public_name(obj) -> str:
     "The public import path of an estimator's class (private `_modules` dropped); for a Pipeline, its steps joined by ' + '."
