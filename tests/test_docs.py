@@ -157,3 +157,47 @@ def test_no_working_note_labels_in_the_book():
             hits = working_note_labels(reader_text(cell))
             if hits: bad[f"{nb.name} cell {i}"] = hits
     assert not bad, f"{len(bad)} cells show working-note labels:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+# Cross-references and citations, checked on the notebooks themselves (no site build): the offline builder's own
+# transforms (`book.Book`) number every theorem block of every page and resolve every `@thm-…`/`@def-…` reference and
+# `[@key]` citation; what they cannot resolve, a duplicated label, or a `:::` block left open is a defect a reader
+# would see as "?@thm-…" or a wrong number.
+
+def unresolved_references(pages: dict[str, list[str]]) -> dict[str, set[str]]:
+    "`pages` = {page name: markdown cells} -> {page: unresolved references, duplicated labels, unclosed blocks}."
+    b = book.Book(book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8")))
+    seen: dict[str, str] = {}
+    for page, cells in pages.items():
+        for text in cells:
+            for line in text.splitlines():
+                m = book._OPEN.match(line.strip())
+                ident = book._attrs(m.group(2))[0] if m else None
+                if ident and ident.split("-", 1)[0] in book.THEOREM_KINDS:
+                    if ident in seen: b._miss(page, f"duplicate label #{ident} (first on {seen[ident]})")
+                    seen.setdefault(ident, page)
+        b.index_page(page, page, cells)
+    for page, cells in pages.items():
+        for text in cells: b.markdown(text, page)
+    return b.missing
+
+
+def test_the_reference_check_can_fail():
+    "Planted defects: a reference to no block, an unknown citation key, a duplicated label, an unclosed block."
+    ok = {"a.html": ["::: {#thm-x-1}\nT.\n:::\n\nSee @thm-x-1 and @def-y-1 [@sypherd2023alpha, Lemma 1]."],
+          "b.html": ["::: {#def-y-1}\nD.\n:::"]}
+    assert unresolved_references(ok) == {}
+    assert unresolved_references({**ok, "c.html": ["By @lem-nowhere-3."]}) == {"c.html": {"@lem-nowhere-3"}}
+    assert unresolved_references({**ok, "c.html": ["As shown [@nobody1999]."]}) == {"c.html": {"@nobody1999"}}
+    dup = unresolved_references({**ok, "c.html": ["::: {#thm-x-1}\nAgain.\n:::"]})
+    assert dup == {"c.html": {"duplicate label #thm-x-1 (first on a.html)"}}
+    assert unresolved_references({**ok, "c.html": ["::: {.callout-note}\nopen"]}) == {"c.html": {"an unclosed ::: block"}}
+
+
+def test_every_reference_resolves():
+    "Every `@thm-/@lem-/@def-…` reference in the notebooks has a target, every `[@key]` is in references.bib."
+    pages = {book.page_name(nb): [c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "markdown"]
+             for nb in book.notebooks()}
+    bad = unresolved_references(pages)
+    assert not bad, f"{len(bad)} pages with references a reader cannot follow:\n" + \
+        "\n".join(f"  {p}: {sorted(v)}" for p, v in sorted(bad.items()))
