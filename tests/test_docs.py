@@ -201,3 +201,54 @@ def test_every_reference_resolves():
     bad = unresolved_references(pages)
     assert not bad, f"{len(bad)} pages with references a reader cannot follow:\n" + \
         "\n".join(f"  {p}: {sorted(v)}" for p, v in sorted(bad.items()))
+
+
+# API docs show every public signature (show_doc); a default value built with NumPy prints as `np.float64(0.5)` or
+# `array([...])` there (NumPy >= 2 reprs), which a reader cannot read as a number. Defaults must be plain Python values.
+RAW_REPR = re.compile(r"\bnp\.\w+\(|\barray\(")
+
+
+def raw_repr_defaults(module) -> list[str]:
+    "`module.name(param=…)` for every default of a public function, class or method of `module` that prints as a NumPy repr."
+    import inspect
+    bad = []
+    for name, obj in vars(module).items():
+        if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__: continue
+        members = [(name, obj)]
+        if inspect.isclass(obj):
+            members = [(f"{name}.{k}", v) for k, v in vars(obj).items()
+                       if inspect.isfunction(v) and (not k.startswith("_") or k == "__init__")]
+        for qual, f in members:
+            if not callable(f): continue
+            try: sig = inspect.signature(f)
+            except (TypeError, ValueError): continue
+            bad += [f"{module.__name__}.{qual}({p.name}={p.default!r:.60})" for p in sig.parameters.values()
+                    if p.default is not inspect.Parameter.empty and not isinstance(p.default, str)
+                    and RAW_REPR.search(repr(p.default))]
+    return bad
+
+
+def test_the_raw_repr_check_can_fail():
+    "A planted NumPy default is found, in a function and in a class's __init__; plain defaults pass."
+    import types, numpy as np
+    m = types.ModuleType("planted")
+    exec("import numpy as np\n"
+         "def f(a, zs=tuple(np.linspace(0, 1, 3)), c=0.5): pass\n"
+         "class K:\n    def __init__(self, w=np.ones(2), k=3): pass\n"
+         "def ok(a=0.5, zs=(0.0, 0.5, 1.0), s='np.x(') : pass\n", m.__dict__)
+    assert raw_repr_defaults(m) == ["planted.f(zs=(np.float64(0.0), np.float64(0.5), np.float64(1.0)))",
+                                   "planted.K.__init__(w=array([1., 1.]))"]
+
+
+@pytest.mark.xfail(strict=True, reason="robust_ref.theory (chapter 80) has 7 check_* functions whose tuple defaults are "
+                   "np.float64 values (built with np.linspace/np.arange); tuple(float(z) for z in ...) fixes them. Strict: "
+                   "remove this mark once they are fixed.")
+def test_no_numpy_reprs_in_signatures():
+    "No public signature of the library has a default that the API docs would print as `np.float64(…)` or `array(…)`."
+    import importlib, pkgutil
+    import robust_ref
+    bad = []
+    for info in pkgutil.walk_packages(robust_ref.__path__, "robust_ref."):
+        if info.name.endswith("_modidx"): continue
+        bad += raw_repr_defaults(importlib.import_module(info.name))
+    assert not bad, f"{len(bad)} defaults print as NumPy reprs in the API docs (use plain floats/tuples):\n  " + "\n  ".join(bad)
