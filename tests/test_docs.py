@@ -252,3 +252,26 @@ def test_no_numpy_reprs_in_signatures():
         if info.name.endswith("_modidx"): continue
         bad += raw_repr_defaults(importlib.import_module(info.name))
     assert not bad, f"{len(bad)} defaults print as NumPy reprs in the API docs (use plain floats/tuples):\n  " + "\n  ".join(bad)
+
+
+# An unpaired `$` in a markdown cell swallows the rest of the paragraph into broken math (a "Math Processing Error"
+# box in the browser); a shell-expanded edit once left "half log-odds ^*$ above" in a chapter.
+_CODE_MD = re.compile(r"```.*?```|~~~.*?~~~|`[^`\n]*`", re.S)
+
+
+def unpaired_dollars(markdown: str) -> bool:
+    "True when the cell's math delimiters (outside code; `\\$` is a literal dollar) do not pair up."
+    return (_CODE_MD.sub(" ", markdown).replace("\\$", "").count("$")) % 2 == 1
+
+
+def test_the_dollar_check_can_fail():
+    assert unpaired_dollars("the half log-odds ^*$ above") and unpaired_dollars("$a$ and $b")
+    assert not unpaired_dollars("$a$, $$b$$, `$x` and a literal \\$5")
+
+
+def test_math_delimiters_pair_up():
+    "Every markdown cell of every notebook has its `$`/`$$` math delimiters paired."
+    bad = [f"{nb.name} cell {i}" for nb in book.notebooks()
+           for i, c in enumerate(nbformat.read(nb, as_version=4).cells)
+           if c.cell_type == "markdown" and unpaired_dollars(c.source)]
+    assert not bad, f"unpaired $ in {bad}"
