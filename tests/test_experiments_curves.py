@@ -152,3 +152,19 @@ def test_ordering_claim_both_directions():
     assert not c.holds                                                  # a tie is not "better"
     with pytest.raises(ValueError, match="not columns"): E.ordering_claim(t, ["ARB-2", "LogitBoost"])
     with pytest.raises(ValueError, match="at least 2"): E.ordering_claim(t, ["ARB-2"])
+
+
+def test_a_record_with_curves_is_checked_round_by_round(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text('name = "c"\nnoise = ["uniform_iid"]\nrates = [0.2]\nsplits = 2\ncurve_rounds = [1, 3, 8]\n'
+                 '[datasets.ls]\ngenerator = "long_servedio"\nn_train = 60\nn_test = 80\n[methods.a2]\nmethod = "adaboost_alpha"\nn_estimators = 8\n')
+    g = E.read_grid(f)
+    E.save_record(E.run_grid(g, backend="serial", progress=False), "c", grid=f, root=tmp_path / "rec")
+    live = E.run_grid(g.subset(splits=1), backend="serial", progress=False)
+    assert E.check_against_record(live, "c", root=tmp_path / "rec")["agreeing"].sum() == 1
+    rec = pd.read_parquet(tmp_path / "rec" / "c" / "results.parquet")
+    assert list(rec.curve_rounds[0]) == [1, 3, 8]
+    rec.at[0, "curve_test_error"] = np.asarray(rec.curve_test_error[0]) + np.r_[0.0, 0.0125, 0.0]   # one test point at round 3
+    rec.to_parquet(tmp_path / "rec" / "c" / "results.parquet", index=False)
+    with pytest.raises(AssertionError, match="method 'a2': 1 of 1 tasks"): E.check_against_record(live, "c", root=tmp_path / "rec")
+    assert E.check_against_record(live, "c", atol=0.02, root=tmp_path / "rec")["agreeing"].sum() == 1   # within the tolerance
