@@ -168,3 +168,19 @@ def test_a_record_with_curves_is_checked_round_by_round(tmp_path):
     rec.to_parquet(tmp_path / "rec" / "c" / "results.parquet", index=False)
     with pytest.raises(AssertionError, match="method 'a2': 1 of 1 tasks"): E.check_against_record(live, "c", root=tmp_path / "rec")
     assert E.check_against_record(live, "c", atol=0.02, root=tmp_path / "rec")["agreeing"].sum() == 1   # within the tolerance
+
+
+def test_refreshing_one_method_of_a_curve_record_keeps_its_curves(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text('name = "c"\nnoise = ["uniform_iid"]\nrates = [0.2]\nsplits = 2\ncurve_rounds = [1, 4]\n'
+                 '[datasets.ls]\ngenerator = "long_servedio"\nn_train = 60\nn_test = 80\n'
+                 '[methods.a2]\nmethod = "adaboost_alpha"\nn_estimators = 4\n[methods.a05]\nmethod = "adaboost_alpha"\nalpha = 0.5\nn_estimators = 4\n')
+    g = E.read_grid(f)
+    E.save_record(E.run_grid(g, backend="serial", progress=False), "c", grid=f, root=tmp_path / "rec")
+    before = pd.read_parquet(tmp_path / "rec" / "c" / "results.parquet")
+    E.refresh_record("c", "a2", root=tmp_path / "rec", backend="serial")
+    after = pd.read_parquet(tmp_path / "rec" / "c" / "results.parquet")
+    assert len(after) == 4 and all(len(c) == 2 for c in after.curve_test_error)
+    key = ["task_id"]
+    pd.testing.assert_series_equal(before.sort_values(key).curve_test_error.map(list).reset_index(drop=True),
+                                   after.sort_values(key).curve_test_error.map(list).reset_index(drop=True))
