@@ -514,6 +514,7 @@ PUBLISHED_TABLES = {   # (paper, table) -> file; the paper keys are those of the
     ("trees", 2): "trees_tables_2_5.csv", ("trees", 3): "trees_tables_2_5.csv",
     ("trees", 4): "trees_tables_2_5.csv", ("trees", 5): "trees_tables_2_5.csv",
     ("archboost", 5): "archboost_table_5.csv", ("archboost", 6): "archboost_table_6.csv",
+    ("archboost", 7): "archboost_tables_7_9.csv", ("archboost", 8): "archboost_tables_7_9.csv", ("archboost", 9): "archboost_tables_7_9.csv",
 }
 
 def published_table(paper: str, # "rmboost", "trees" or "archboost"

@@ -7,18 +7,20 @@ __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassif
            'list_methods', 'get_method', 'Task', 'method_figures', 'run_task', 'Grid', 'validate_method', 'read_grid',
            'example_grids', 'example_grid', 'versions', 'ResultStore', 'load_results', 'run_grid', 'failures',
            'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times', 'plot_error_curves',
-           'plot_tradeoff', 'report', 'GENERATORS', 'generated_dataset', 'save_record', 'load_record',
+           'plot_tradeoff', 'report', 'GENERATORS', 'generated_dataset', 'drawn_dataset', 'staged_test_errors',
+           'curve_summary', 'level_claim', 'ordering_claim', 'plot_round_curves', 'save_record', 'load_record',
            'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root']
 
-# %% ../../nbs/70_experiments.ipynb #b9ab0947
+# %% ../../nbs/70_experiments.ipynb #bf6039ca
 from .registry import (Method, QuadBoostClassifier, XGBQuadClassifier, available_methods, get_method,
                                              list_methods)
-from .grid import (GENERATORS, NOISE, Grid, Task, example_grid, example_grids, generated_dataset, read_grid,
+from .grid import (GENERATORS, NOISE, Grid, Task, example_grid, example_grids, generated_dataset, drawn_dataset, read_grid,
                                          validate_method)
 from .store import ROW_COLUMNS, VOLATILE_COLUMNS, ResultStore, load_results, versions
-from .run import method_figures, run_grid, run_task
-from .summaries import average_ranks, degradation, error_table, failures, fit_times, summarise
-from .plots import plot_error_curves, plot_tradeoff, report
+from .run import method_figures, run_grid, run_task, staged_test_errors
+from .summaries import (average_ranks, curve_summary, degradation, error_table, failures, fit_times,
+                                             level_claim, ordering_claim, summarise)
+from .plots import plot_error_curves, plot_round_curves, plot_tradeoff, report
 from .record import (check_against_record, list_records, load_record, record_grid, record_root,
                                            refresh_record, save_record)
 
@@ -26,5 +28,6 @@ _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifie
          "list_methods", "get_method", "Task", "method_figures", "run_task", "Grid", "validate_method", "read_grid",
          "example_grids", "example_grid", "versions", "ResultStore", "load_results", "run_grid", "failures",
          "summarise", "error_table", "average_ranks", "degradation", "fit_times", "plot_error_curves",
-         "plot_tradeoff", "report", "GENERATORS", "generated_dataset", "save_record", "load_record",
+         "plot_tradeoff", "report", "GENERATORS", "generated_dataset", "drawn_dataset", "staged_test_errors",
+         "curve_summary", "level_claim", "ordering_claim", "plot_round_curves", "save_record", "load_record",
          "check_against_record", "refresh_record", "record_grid", "list_records", "record_root"]

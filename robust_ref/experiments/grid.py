@@ -22,19 +22,21 @@ from ..noise import apply_noise
 from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 
 # %% auto #0
-__all__ = ['NOISE', 'GENERATORS', 'generated_dataset', 'Task', 'Grid', 'validate_method', 'read_grid', 'example_grids',
-           'example_grid']
+__all__ = ['NOISE', 'GENERATORS', 'generated_dataset', 'drawn_dataset', 'Task', 'Grid', 'validate_method', 'read_grid',
+           'example_grids', 'example_grid']
 
-# %% ../../nbs/70b_grid.ipynb #9030e786
+# %% ../../nbs/70b_grid.ipynb #dd8570fa
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
 def _noise_uniform(y, rate, *, X, random_state): return apply_noise("uniform", y, rate, random_state=random_state).y
 def _noise_cc(y, rate, *, X, random_state): return apply_noise("class_conditional", y, rate, rate / 2, random_state=random_state).y
 def _noise_one_sided(y, rate, *, X, random_state): return apply_noise("one_sided", y, rate, random_state=random_state).y
 def _noise_stratified(y, rate, *, X, random_state): return apply_noise("stratified", y, rate, random_state=random_state).y
 def _noise_adversarial(y, rate, *, X, random_state): return apply_noise("adversarial", y, rate, X=X, random_state=random_state).y
+def _noise_uniform_iid(y, rate, *, X, random_state): return apply_noise("uniform", y, rate, exact=False, random_state=random_state).y
 
 NOISE = {"none": _noise_none, "uniform": _noise_uniform, "class_conditional": _noise_cc,
-         "one_sided": _noise_one_sided, "stratified": _noise_stratified, "adversarial": _noise_adversarial}
+         "one_sided": _noise_one_sided, "stratified": _noise_stratified, "adversarial": _noise_adversarial,
+         "uniform_iid": _noise_uniform_iid}
 
 class _Loader:
     "A dataset loader that is plain data: equal by what it loads (worker caches hit after pickling), rendered by its repr in grid specs."
@@ -87,7 +89,42 @@ def generated_dataset(generator: str, # a name of `GENERATORS`
     "A seeded synthetic dataset as a grid loader, e.g. `Grid({'ls': generated_dataset('long_servedio', n=2000)}, ...)`."
     return _Generated(_check_str(generator, "generator"), params)
 
-# %% ../../nbs/70b_grid.ipynb #d5feff2e
+class _Drawn(_Loader):
+    "Fresh i.i.d. draws of a generator per partition: `n_train` training points then `n_test` test points."
+    draws_per_task = True   # how the runner tells it from a fixed sample (duck-typed: a notebook's copy of the class works too)
+    def __init__(self, generator: str, n_train: int, n_test: int, params: dict):
+        if generator not in GENERATORS:
+            raise ValueError(f"unknown generator {generator!r}{_did_you_mean(generator, GENERATORS)}; generators: {', '.join(GENERATORS)}.")
+        for k, v, low in (("n_train", n_train, 2), ("n_test", n_test, 1)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
+                raise ValueError(f"generator {generator!r}: {k} must be an int >= {low} (points drawn per partition); got {v!r}.")
+        for k in ("n", "random_state"):
+            if k in params:
+                raise ValueError(f"generator {generator!r}: a per-partition draw sets {k!r} itself (n = n_train + n_test, "
+                                 f"random_state = the partition's seed); remove {k!r}, or use generated_dataset for one fixed sample.")
+        sig = inspect.signature(GENERATORS[generator])
+        try: sig.bind(n=1, random_state=0, **params)
+        except TypeError as e: raise ValueError(f"generator {generator!r}: {e}; its parameters: {', '.join(sig.parameters)}.") from None
+        self.generator, self.n_train, self.n_test, self.params = generator, int(n_train), int(n_test), dict(params)
+    def __call__(self, random_state: int = 0):
+        "One draw: (X, y) with `n_train + n_test` rows, the first `n_train` for training."
+        X, y = GENERATORS[self.generator](n=self.n_train + self.n_test, random_state=random_state, **self.params)[:2]
+        return np.asarray(X), np.asarray(y)
+    def _id(self): return (self.generator, self.n_train, self.n_test, tuple(sorted((k, repr(v)) for k, v in self.params.items())))
+    def __eq__(self, other): return isinstance(other, _Drawn) and other._id() == self._id()
+    def __hash__(self): return hash(("_Drawn",) + self._id())
+    def __repr__(self):
+        extra = "".join(f", {k}={v!r}" for k, v in sorted(self.params.items()))
+        return f"drawn:{self.generator}(n_train={self.n_train}, n_test={self.n_test}{extra})"
+
+def drawn_dataset(generator: str, # a name of `GENERATORS`
+                  n_train: int,   # training points drawn per partition
+                  n_test: int,    # test points drawn per partition
+                  **params) -> _Drawn:
+    "A synthetic dataset drawn afresh for every partition with fixed sizes, e.g. `drawn_dataset('long_servedio', n_train=800, n_test=2000)`."
+    return _Drawn(_check_str(generator, "generator"), n_train, n_test, params)
+
+# %% ../../nbs/70b_grid.ipynb #672487fc
 @dataclasses.dataclass(frozen=True, eq=False)
 class Task:
     "One cell of a grid: split `dataset`, corrupt its training labels, fit `method`, evaluate on clean test labels."
@@ -102,6 +139,7 @@ class Task:
     noise_fn: object      # callable (y, rate, X=, random_state=) ↦ noisy y
     index: int = 0        # position in the grid's task order (how result tables are sorted)
     max_train: int | None = None  # cap on the training rows: a seeded subsample of the training part (None: all)
+    curve_rounds: tuple | None = None  # rounds at which staged test errors are recorded (None: none); not part of the key
 
     @property
     def key(self) -> tuple:
@@ -120,7 +158,7 @@ class Task:
         return dict(out, noise=derive_seed("noise", *base, *cap, self.noise, self.rate),
                     fit=derive_seed("fit", *base, *cap, self.noise, self.rate, self.method.name) % 2**32)
 
-# %% ../../nbs/70b_grid.ipynb #e456bdbc
+# %% ../../nbs/70b_grid.ipynb #481bff34
 def _named(items, what: str, resolve) -> dict:
     "Ordered {name: object} from a list of names/objects/(name, object) pairs or a mapping."
     if isinstance(items, (str, Method)) or callable(items) and not isinstance(items, dict): items = [items]
@@ -165,6 +203,15 @@ def _caps(max_train, datasets) -> dict:
             raise ValueError(f"max_train must be an int >= 2 (training rows kept), or a {{dataset: int}} mapping; got {v!r} for {k!r}.")
     return {k: int(caps[k]) for k in datasets if k in caps}
 
+def _rounds(rounds) -> tuple | None:
+    "Curve rounds as a sorted tuple of distinct ints >= 1 (None: no curves)."
+    if rounds is None: return None
+    vals = [rounds] if isinstance(rounds, numbers.Integral) else list(rounds) if isinstance(rounds, (list, tuple, range, np.ndarray)) else None
+    if not vals or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1 for v in vals):
+        raise ValueError(f"curve_rounds must be a non-empty list of boosting rounds (ints >= 1), e.g. [1, 10, 100, 1000], "
+                         f"or None; got {rounds!r}.")
+    return tuple(sorted({int(v) for v in vals}))
+
 def _ints(values, what: str) -> list[int]:
     if isinstance(values, numbers.Integral) and not isinstance(values, bool): values = range(int(values))
     out = list(values)
@@ -172,7 +219,7 @@ def _ints(values, what: str) -> list[int]:
         raise ValueError(f"{what} must be a non-empty list of non-negative ints (or a count n for 0..n-1); got {values!r}.")
     return [int(v) for v in out]
 
-# %% ../../nbs/70b_grid.ipynb #1919d590
+# %% ../../nbs/70b_grid.ipynb #60aa83d3
 class Grid:
     "Datasets × noise models × rates × methods × seeds × splits, expanded into independent `Task`s."
 
@@ -184,7 +231,8 @@ class Grid:
                  splits: int = 1,             # random stratified partitions per seed
                  test_size: float = 0.25,     # test fraction of each partition
                  name: str = "grid",          # a label for the grid
-                 max_train=None):             # cap on training rows: None, an int for every dataset, or {dataset: int}
+                 max_train=None,              # cap on training rows: None, an int for every dataset, or {dataset: int}
+                 curve_rounds=None):          # rounds at which each task records its staged test error (None: no curves)
         self.name = _check_str(name, "grid name")
         if isinstance(datasets, dict):
             for k, v in datasets.items():
@@ -208,6 +256,7 @@ class Grid:
             raise ValueError(f"test_size must be a fraction in (0, 1); got {test_size!r}.")
         self.test_size = float(test_size)
         self.max_train = _caps(max_train, self.datasets)
+        self.curve_rounds = _rounds(curve_rounds)
 
     def tasks(self) -> list[Task]:
         "All tasks, in a fixed order (dataset, noise, rate, seed, split, method); rate-0 cells once, as noise 'none'."
@@ -218,7 +267,7 @@ class Grid:
             if key in seen: continue
             seen.add(key)
             out.append(Task(d, nz_name, r, self.methods[m], s, k, self.test_size, self.datasets[d],
-                            NOISE["none"] if r == 0 else self.noise[nz], len(out), self.max_train.get(d)))
+                            NOISE["none"] if r == 0 else self.noise[nz], len(out), self.max_train.get(d), self.curve_rounds))
         return out
 
     def __len__(self): return len(self.tasks())
@@ -229,7 +278,8 @@ class Grid:
                     noise={k: _jsonable(v) for k, v in self.noise.items()}, rates=self.rates, seeds=self.seeds,
                     splits=self.splits, test_size=self.test_size,
                     methods={k: m.describe() for k, m in self.methods.items()},
-                    **({"max_train": dict(self.max_train)} if self.max_train else {}))   # absent when unset: old fingerprints hold
+                    **({"max_train": dict(self.max_train)} if self.max_train else {}),   # absent when unset: old fingerprints hold
+                    **({"curve_rounds": list(self.curve_rounds)} if self.curve_rounds else {}))
 
     def subset(self, *, datasets=None, methods=None, noise=None, rates=None, seeds=None, # the values to keep (None: all)
                splits: int | None = None, # the first `splits` partitions per seed
@@ -249,7 +299,7 @@ class Grid:
         return Grid(ds, list(pick(self.methods, methods, "method").values()), noise=pick(self.noise, noise, "noise model"),
                     rates=pick(self.rates, rates, "rate"), seeds=pick(self.seeds, seeds, "seed"), splits=splits or self.splits,
                     test_size=self.test_size, name=name or f"{self.name} (subset)",
-                    max_train={d: c for d, c in self.max_train.items() if d in ds} or None)
+                    max_train={d: c for d, c in self.max_train.items() if d in ds} or None, curve_rounds=self.curve_rounds)
 
     def fingerprint(self) -> str:
         "A hash of `spec()`: two grids with the same fingerprint produce the same rows."
@@ -262,15 +312,16 @@ class Grid:
                   f"{len(self.noise)} noise models)") if full > n else ""
         return (f"Grid({self.name!r}: {len(self.datasets)} datasets × {len(self.noise)} noise × {len(self.rates)} rates × "
                 f"{len(self.methods)} methods × {len(self.seeds)} seeds × {self.splits} splits = {n} tasks{shared}"
-                + (f"; training rows capped: {', '.join(f'{d} {c:,}' for d, c in self.max_train.items())}" if self.max_train else "") + ")")
+                + (f"; training rows capped: {', '.join(f'{d} {c:,}' for d, c in self.max_train.items())}" if self.max_train else "")
+                + (f"; staged test errors at {len(self.curve_rounds)} rounds ({self.curve_rounds[0]}…{self.curve_rounds[-1]})" if self.curve_rounds else "") + ")")
 
     @classmethod
     def from_file(cls, path) -> "Grid":
         "Read a grid from a TOML (`.toml`) or YAML (`.yaml`/`.yml`, needs PyYAML) file."
         return read_grid(path)
 
-# %% ../../nbs/70b_grid.ipynb #89e19d65
-_GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train")
+# %% ../../nbs/70b_grid.ipynb #023392a7
+_GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train", "curve_rounds")
 
 def _line_of(text: str, key: str, after: int = 0, value=None) -> int:
     "1-based line of `value` (if found) or `key =`/`key:` in `text`, searching from line `after`; 0 if absent."
@@ -345,7 +396,7 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
             at = where(bad, start) if bad else where("method", start) if explicit else where(label, 0, label)
             raise ValueError(f"{at}: {e}") from None
     datasets = _file_datasets(data["datasets"], where)
-    kwargs = {k: data[k] for k in ("name", "noise", "rates", "seeds", "splits", "test_size", "max_train") if k in data}
+    kwargs = {k: data[k] for k in ("name", "noise", "rates", "seeds", "splits", "test_size", "max_train", "curve_rounds") if k in data}
     for key, val in [("datasets", datasets)] + list(kwargs.items()):
         trial = {"datasets": datasets if key == "max_train" else list_datasets()[:1], "methods": methods, key: val}  # one axis at a time
         try: Grid(**trial)
@@ -364,7 +415,12 @@ def _file_datasets(raw, where):
                              f"generator = one of {', '.join(GENERATORS)} and its parameters; got {spec!r}.")
         spec = dict(spec)
         try:
-            if spec: out[name] = generated_dataset(spec.pop("generator", None), **spec)
+            if spec and ("n_train" in spec or "n_test" in spec):   # drawn afresh for every partition
+                gen = spec.pop("generator", None)
+                missing = [k for k in ("n_train", "n_test") if k not in spec]
+                if missing: raise ValueError(f"a dataset drawn per partition needs both n_train and n_test; {missing[0]} is missing.")
+                out[name] = drawn_dataset(gen, spec.pop("n_train"), spec.pop("n_test"), **spec)
+            elif spec: out[name] = generated_dataset(spec.pop("generator", None), **spec)
             else: name = _check_name(name); out[name] = _Bundled(name)
         except (ValueError, TypeError) as e:
             hint = "" if spec else f" (or, for a synthetic dataset, give its table generator = one of {', '.join(GENERATORS)})"

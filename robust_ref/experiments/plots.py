@@ -14,7 +14,7 @@ from .store import load_results
 from .summaries import _ok, _with_clean, average_ranks, degradation, error_table, failures, fit_times
 
 # %% auto #0
-__all__ = ['plot_error_curves', 'plot_tradeoff', 'report']
+__all__ = ['plot_error_curves', 'plot_tradeoff', 'report', 'plot_round_curves']
 
 # %% ../../nbs/70f_plots.ipynb #3e7fb739
 def plot_error_curves(df: pd.DataFrame, dataset: str | None = None, # one dataset, or None: pooled over datasets
@@ -94,3 +94,33 @@ def report(out_dir, # a results folder
         for nz, r in tables["degradation"].index:
             plot(f"tradeoff_{nz}_{round(r * 100)}.png", plot_tradeoff(df, nz, r))
     return paths
+
+# %% ../../nbs/70f_plots.ipynb #740408ad
+def plot_round_curves(df: pd.DataFrame,           # rows of a grid run with curve_rounds
+                      dataset: str, noise: str, rate: float,  # the cell to draw (rate 0 is noise 'none')
+                      accuracy: bool = False,     # plot 1 − error
+                      ax=None):
+    "Mean staged test error (or accuracy) against the round, one line per method, 95% t-interval bands."
+    import matplotlib.pyplot as plt
+    from scipy import stats
+    from robust_ref.experiments.summaries import curve_summary
+    cs = curve_summary(df)
+    key = (dataset, noise, float(rate))
+    cells = cs.index.droplevel(["method", "round"]).unique()
+    if key not in cells:
+        raise ValueError(f"no curves for dataset {dataset!r}, noise {noise!r}, rate {rate}; present: "
+                         f"{', '.join(f'{d}/{n} {r:g}' for d, n, r in cells)}.")
+    c = cs.xs(key, level=["dataset", "noise", "rate"])
+    if ax is None: _, ax = plt.subplots(figsize=(6, 3.5))
+    for i, m in enumerate(dict.fromkeys(df.method)):
+        if m not in c.index.get_level_values("method"): continue
+        s = c.loc[m]
+        mean = 1 - s["mean"] if accuracy else s["mean"]
+        half = stats.t.ppf(0.975, np.maximum(s["n"] - 1, 1)) * s["sd"].fillna(0) / np.sqrt(s["n"])
+        color = plt.cm.tab10(i % 10)
+        ax.plot(s.index, mean, label=m, color=color, ls=["-", "--"][(i // 10) % 2])
+        ax.fill_between(s.index, mean - half, mean + half, alpha=0.15, color=color)
+    ax.set_xscale("log"); ax.set_xlabel("boosting rounds"); ax.set_ylabel("clean test accuracy" if accuracy else "clean test error")
+    ax.set_title(f"{dataset}, {noise} {rate:g}, {int(c['n'].max())} repetition(s); bands: 95% CI", fontsize=9)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    return ax.figure

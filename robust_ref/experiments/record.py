@@ -172,8 +172,15 @@ def record_grid(name: str, root=None) -> Grid:
     folder = _folder(name, root)
     return _build(json.loads((folder / "grid.json").read_text())["source"], folder)
 
-# %% ../../nbs/70g_record.ipynb #1bab2a8d
+# %% ../../nbs/70g_record.ipynb #3b59585e
 def _cell(r) -> str: return f"{r.dataset}/{r.noise} {r.rate:g}"
+
+def _same_curve(a, b, atol: float) -> bool:
+    "Two stored curves (lists/arrays, or None/NaN for a row without one) agree within `atol` at every round."
+    none_a, none_b = [x is None or isinstance(x, float) and np.isnan(x) for x in (a, b)]
+    if none_a or none_b: return none_a and none_b
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol))
 
 def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's DataFrame)
                          name: str,           # the record
@@ -195,6 +202,8 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
     for c in ERROR_COLUMNS:
         a, b = both[c].to_numpy(float), both[f"{c}_record"].to_numpy(float)
         bad |= ~((np.abs(a - b) <= atol) | (np.isnan(a) & np.isnan(b)))
+    if "curve_test_error" in rec.columns and "curve_test_error" in live.columns:   # per-round curves, within the same atol
+        bad |= np.array([not _same_curve(a, b, atol) for a, b in zip(both["curve_test_error"], both["curve_test_error_record"])], dtype=bool)
     both["agrees"] = ~bad
     summary = both.groupby("method", sort=False).agg(shared=("task_id", "size"), agreeing=("agrees", "sum"))
     if bad.any():

@@ -22,9 +22,9 @@ from .grid import Grid, Task
 from .store import ROW_COLUMNS, ResultStore, _frame
 
 # %% auto #0
-__all__ = ['method_figures', 'run_task', 'run_grid']
+__all__ = ['method_figures', 'staged_test_errors', 'run_task', 'run_grid']
 
-# %% ../../nbs/70d_run.ipynb #5be964a9
+# %% ../../nbs/70d_run.ipynb #829e8fad
 _CACHE: dict = {}
 _CACHE_MAX = 64
 
@@ -38,10 +38,14 @@ def _cached(key, compute):
 def _data(task: Task):
     "(X_train, X_test, y_train_clean, y_train_noisy, y_test) of a task, from the cache when possible."
     lk = (task.dataset, task.loader)
-    X, y = _cached(("data",) + lk, lambda: tuple(np.asarray(a) for a in task.loader()))
     s = task.seeds()
-    tr, te = _cached(("split",) + lk + (task.seed, task.split, task.test_size), lambda: next(
-        StratifiedShuffleSplit(n_splits=1, test_size=task.test_size, random_state=s["split"]).split(X, y)))
+    if getattr(task.loader, "draws_per_task", False):   # a fresh draw per partition: first n_train rows train, the rest test
+        X, y = _cached(("draw",) + lk + (task.seed, task.split, task.test_size), lambda: task.loader(s["split"]))
+        tr, te = np.arange(task.loader.n_train), np.arange(task.loader.n_train, len(y))
+    else:
+        X, y = _cached(("data",) + lk, lambda: tuple(np.asarray(a) for a in task.loader()))
+        tr, te = _cached(("split",) + lk + (task.seed, task.split, task.test_size), lambda: next(
+            StratifiedShuffleSplit(n_splits=1, test_size=task.test_size, random_state=s["split"]).split(X, y)))
     if task.max_train is not None and len(tr) > task.max_train:   # the cap: a seeded uniform subsample of the training part
         tr = _cached(("subsample",) + lk + (task.seed, task.split, task.test_size, task.max_train), lambda: np.sort(
             np.random.default_rng(s["subsample"]).choice(tr, size=task.max_train, replace=False)))
@@ -49,7 +53,7 @@ def _data(task: Task):
                     lambda: np.asarray(task.noise_fn(y[tr], task.rate, X=X[tr], random_state=s["noise"])))
     return X[tr], X[te], y[tr], noisy, y[te]
 
-# %% ../../nbs/70d_run.ipynb #b6df049f
+# %% ../../nbs/70d_run.ipynb #3da82753
 def _number(v):
     try: v = float(v)
     except (TypeError, ValueError): return float("nan")
@@ -67,6 +71,22 @@ def method_figures(est) -> dict:
         out["n_leaves"] = float(sum(e.get_n_leaves() for e in np.ravel(est.estimators_)))
     return out
 
+def staged_test_errors(est, # a fitted ensemble with `staged_predict`
+                       X, y, # the test set
+                       rounds, # increasing rounds >= 1
+                       ) -> list[float]:
+    "Test error of the first t rounds of `est` for each t in `rounds`; past the last fitted round the final ensemble's error."
+    if not hasattr(est, "staged_predict"):
+        raise TypeError(f"{type(est).__name__} has no staged_predict, so it has no per-round curve; run it in a grid "
+                        "without curve_rounds, or give it staged_predict.")
+    y, out, want, last, t = np.asarray(y), [], list(rounds), float("nan"), 0
+    for t, pred in enumerate(est.staged_predict(X), 1):
+        last = float(np.mean(pred != y))
+        while want and want[0] == t: out.append(last); want.pop(0)
+        if not want: break
+    if t == 0: raise ValueError(f"{type(est).__name__}.staged_predict yielded no stage.")
+    return out + [last] * len(want)   # an ensemble that stopped early is its final ensemble at every later round
+
 def _worker() -> str: return f"{socket.gethostname()}:{os.getpid()}"
 
 _CONTROLLER = [None, -1]
@@ -79,7 +99,7 @@ def _thread_limit(threads):
     if _CONTROLLER[1] != len(sys.modules): _CONTROLLER[:] = [ThreadpoolController(), len(sys.modules)]
     return _CONTROLLER[0].limit(limits=threads)
 
-# %% ../../nbs/70d_run.ipynb #cc2002d0
+# %% ../../nbs/70d_run.ipynb #ba732955
 def run_task(task: Task, # the task to run
              threads: int | None = 1, # BLAS/OpenMP threads inside the fit (1: tasks, not fits, are parallel); None leaves them alone
              ) -> dict:
@@ -101,6 +121,9 @@ def run_task(task: Task, # the task to run
                        n_train=len(y_tr), n_test=len(y_te), flip_fraction=float(np.mean(y_noisy != y_tr)))
             row["train_clean_error"] = float(np.mean(est.predict(X_tr) != y_tr))
             row.update(method_figures(est))
+            if task.curve_rounds:
+                row.update(curve_rounds=list(task.curve_rounds),
+                           curve_test_error=staged_test_errors(est, X_te, y_te, task.curve_rounds))
             row["n_warnings"] = len(caught)
             if task.method.figures is not None:
                 row.update({str(k): _number(v) for k, v in dict(task.method.figures(est)).items()})

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['failures', 'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times']
+__all__ = ['failures', 'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times', 'curve_summary', 'level_claim',
+           'ordering_claim']
 
 # %% ../../nbs/70e_summaries.ipynb #8b18eb86
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
@@ -66,3 +67,85 @@ def degradation(df: pd.DataFrame, value: str = "test_error", scale: float = 100)
 def fit_times(df: pd.DataFrame) -> pd.DataFrame:
     "Mean fit time in seconds per dataset × method."
     return _in_order(_ok(df).groupby(["dataset", "method"])["fit_seconds"].mean().unstack("method"), df)
+
+# %% ../../nbs/70e_summaries.ipynb #e9ed053f
+_CELL = ["dataset", "noise", "rate", "method"]
+
+def curve_summary(df: pd.DataFrame, # rows of a grid run with curve_rounds
+                  ) -> pd.DataFrame:
+    "Mean, sd and count of the staged test error per dataset × noise × rate × method × round."
+    ok = _ok(df)
+    if not {"curve_rounds", "curve_test_error"} <= set(ok.columns) or ok.curve_rounds.isna().all():
+        raise ValueError("the results hold no per-round curves: run a grid with curve_rounds=[...] (a grid file's curve_rounds key).")
+    ok = ok[ok.curve_rounds.map(lambda r: r is not None and not (isinstance(r, float) and np.isnan(r)))]
+    long = ok[_CELL + ["curve_rounds", "curve_test_error"]].explode(["curve_rounds", "curve_test_error"])
+    long = long.astype({"curve_rounds": int, "curve_test_error": float}).rename(columns={"curve_rounds": "round"})
+    return long.groupby(_CELL + ["round"], sort=True)["curve_test_error"].agg(mean="mean", sd="std", n="count")
+
+# %% ../../nbs/70e_summaries.ipynb #084944c0
+def _values(values, what: str) -> pd.Series:
+    if isinstance(values, dict): values = pd.Series(values, dtype=float)
+    if not isinstance(values, pd.Series): raise TypeError(f"{what} must be a Series or dict {{method: value}}; got {type(values).__name__}.")
+    return values.astype(float)
+
+def level_claim(values,                   # {method: measured value}, e.g. mean clean accuracy after T rounds
+                at_least: dict | None = None,  # {method: level} each must reach (value >= level)
+                below: dict | None = None,     # {method: level} each must stay under (value < level)
+                what: str = "value",      # what the values are, for the statement
+                ):
+    "Do the methods of `at_least` reach their levels and those of `below` stay under theirs?"
+    from robust_ref.statistics import Claim
+    values = _values(values, "values")
+    at_least, below = dict(at_least or {}), dict(below or {})
+    if not at_least and not below: raise ValueError("give at_least= and/or below= ({method: level}): the claim needs a level.")
+    rows = []
+    for kind, levels in (("≥", at_least), ("<", below)):
+        for m, lvl in levels.items():
+            if m not in values.index: raise ValueError(f"method {m!r} has no value; methods: {list(values.index)}.")
+            v = values[m]
+            if not np.isfinite(v): raise ValueError(f"method {m!r} has no finite value ({v}).")
+            rows.append(dict(method=m, measured=v, required=f"{kind} {lvl:g}", level=float(lvl),
+                             holds=bool(v >= lvl if kind == "≥" else v < lvl), margin=v - lvl if kind == "≥" else lvl - v))
+    nums = pd.DataFrame(rows).set_index("method")
+    holds = bool(nums.holds.all())
+    failed = nums[~nums.holds]
+    detail = "; ".join(f"{m} {r.measured:.4g} ({r.required})" for m, r in nums.iterrows())
+    statement = (f"{what}: {'holds' if holds else 'does not hold'} — {detail}" +
+                 ("" if holds else f"; fails for {', '.join(failed.index)} by {', '.join(f'{-x:.3g}' for x in failed.margin)}"))
+    return Claim(holds, nums, statement + ".")
+
+def _pairs(order) -> list[tuple]:
+    order = list(order)
+    if len(order) < 2 and not (order and isinstance(order[0], tuple)):
+        raise ValueError(f"order must name at least 2 methods (best first) or hold (better, worse) pairs; got {order!r}.")
+    if all(isinstance(o, tuple) and len(o) == 2 for o in order): return [tuple(o) for o in order]
+    if any(isinstance(o, tuple) for o in order): raise ValueError("order is either method names (best first) or (better, worse) pairs, not both.")
+    return list(zip(order[:-1], order[1:]))
+
+def ordering_claim(table,                  # rows: settings (e.g. noise rates), columns: methods; or one Series {method: value}
+                   order,                  # method names best first, or (better, worse) pairs
+                   higher_is_better: bool = False,  # False: lower values are better (errors)
+                   what: str = "ordering", # the claim's name, for the statement
+                   ):
+    "Do the methods rank as `order` says in every row of `table`?"
+    from robust_ref.statistics import Claim
+    if isinstance(table, (pd.Series, dict)): table = _values(table, "table").to_frame().T.rename(index={0: "all"})
+    if not isinstance(table, pd.DataFrame): raise TypeError(f"table must be a DataFrame (settings × methods) or a Series; got {type(table).__name__}.")
+    pairs = _pairs(order)
+    missing = sorted({m for p in pairs for m in p} - set(table.columns))
+    if missing: raise ValueError(f"method(s) {missing} are not columns of the table; columns: {list(table.columns)}.")
+    rows = []
+    for setting, r in table.astype(float).iterrows():
+        for a, b in pairs:
+            if not (np.isfinite(r[a]) and np.isfinite(r[b])): raise ValueError(f"no finite value for {a} or {b} at {setting!r}.")
+            rows.append(dict(setting=setting, better=a, worse=b, value_better=r[a], value_worse=r[b],
+                             holds=bool(r[a] > r[b] if higher_is_better else r[a] < r[b])))
+    nums = pd.DataFrame(rows)
+    holds = bool(nums.holds.all())
+    bad = nums[~nums.holds]
+    statement = f"{what}: {'holds' if holds else 'does not hold'} — {int(nums.holds.sum())} of {len(nums)} pairwise comparisons as stated"
+    if not holds:
+        statement += "; reversed: " + "; ".join(f"{r.better} {r.value_better:.4g} vs {r.worse} {r.value_worse:.4g}"
+                                                 + ("" if len(table) == 1 else f" at {r.setting}") for r in bad.head(4).itertuples())
+        if len(bad) > 4: statement += f"; … ({len(bad)} in all)"
+    return Claim(holds, nums, statement + ".")
