@@ -23,10 +23,16 @@ add a column). The LP work of every round is then timed three ways on exactly th
 Every round's objective is compared across the three (they solve the same LP). No assertions on
 time: the ratios are printed side by side.
 
+Then the pivots of the warm masters (--no-profile skips it): the same column sequence is replayed through a fresh
+master one pivot at a time, counting the *degenerate* pivots (no reduced cost moves by more than 1e-12: the dual
+objective does not move), per block of rounds; and the master is replayed with `DenseDualSimplex`'s cost perturbation
+(`perturb=--perturb`, off by default in the library) against the default, alternated, for pivots and seconds.
+
 Then the share of the LP in a whole fit: `LPBoostClassifier` (nu = --nu and nu = 'auto') and `RMBoostClassifier`
 (K = rounds and K = 2 x rounds) with the same 11-leaf CART learner of the compiled tree builder (RMBoost: on weighted
 bootstrap resamples, as integer counts; LPBoost: with the dual weights), their own `lp_seconds_` against
-`learner_seconds_`.
+`learner_seconds_` and `lp_iterations_`; with --perturb > 0 the same fits again with the perturbation on (another
+optimal vertex, so other rules and predictions: not the library's default).
 
 Then the rule learner, old vs new (--learner-data, default diabetes and credit; K = rounds): RMBoost with its default
 'tree' learner (the compiled builder) against the same fit with scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=
@@ -35,11 +41,13 @@ seed), alternated --repeats times, medians. --accuracy-seeds m adds test accurac
 """
 import argparse
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
+from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
@@ -47,7 +55,8 @@ from threadpoolctl import threadpool_limits
 from _common import warm_up_rmboost
 from robust_ref.datasets import load_dataset
 from robust_ref.learners import TreeLearner
-from robust_ref.lp import LPBoostClassifier, LPBoostMaster, MasterLP
+import robust_ref.lp as lp_module
+from robust_ref.lp import DenseDualSimplex, LPBoostClassifier, LPBoostMaster, MasterLP
 from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 
 DATA = Path(__file__).resolve().parents[1] / "robust_ref" / "data"
@@ -154,8 +163,79 @@ def rmboost_cold_linprog(H, y, k):
     return r.fun + 0.5
 
 
+# ---------------------------------------------------------------------------------------------- pivots
+@contextmanager
+def perturbation(eps):
+    "Every `DenseDualSimplex` made inside the block gets `perturb=eps` (the masters do not expose it)."
+    defaults = DenseDualSimplex.__init__.__kwdefaults__
+    saved = defaults["perturb"]; defaults["perturb"] = float(eps)
+    try: yield
+    finally: defaults["perturb"] = saved
+
+
+@contextmanager
+def one_pivot_at_a_time(log):
+    """Run the compiled pivots one at a time (the same pivots: each call re-prices, deterministically) and log, per pivot,
+    whether it was degenerate (no non-basic reduced cost moved by more than 1e-12)."""
+    real = lp_module._dual_simplex_pivots
+    def stepped(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
+        done = 0
+        while done < budget:
+            before = d.copy()
+            p, status = real(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, 1)
+            if p == 0: return done, status
+            done += 1
+            moved = np.abs(d - before); moved[basic] = 0.0
+            log.append(moved.max() <= 1e-12)
+        return done, lp_module._BUDGET_USED
+    lp_module._dual_simplex_pivots = stepped
+    try: yield
+    finally: lp_module._dual_simplex_pivots = real
+
+
+def replay(master, H, y, nu, perturb=0.0, log=None):
+    "A fresh dense master fed the columns of H one per round; returns (seconds, pivots per round, objectives)."
+    n = len(y)
+    with perturbation(perturb):
+        m = LPBoostMaster(y, np.full(n, 1 / (nu * n))) if master == "lpboost" else RMBoostMaster(y)
+    pivots, objs, T = [], [], 0.0
+    for k in range(H.shape[1]):
+        t0 = time.perf_counter()
+        with one_pivot_at_a_time(log) if log is not None else perturbation(perturb):
+            if master == "lpboost": m.add_rule(H[:, k]); sol = m.solve(); it, obj = sol["iterations"], sol["objective"]
+            else: m.add_rules(H[:, k:k + 1], 1 / np.sqrt(n)); sol = m.solve(); it, obj = sol.iterations, sol.risk
+        T += time.perf_counter() - t0; pivots.append(it); objs.append(obj)
+    assert m.fallbacks == 0, "a round went to HiGHS"
+    return T, np.array(pivots), np.array(objs)
+
+
+def pivot_profile(master, H, y, nu, perturb, block=50):
+    "Degenerate pivots per block of rounds; then default vs perturbed replays, alternated (medians of 2)."
+    log, rounds = [], []
+    _, piv, _ = replay(master, H, y, nu, log=log)
+    deg = np.array(log, bool); ends = np.cumsum(piv)
+    print(f"\n-- {master}: pivots of the warm master, {H.shape[1]} rounds: {len(deg)} in all, {deg.sum()} degenerate "
+          f"({deg.mean():.0%}) --")
+    for lo in range(0, H.shape[1], block):
+        a, b = (ends[lo - 1] if lo else 0), ends[min(lo + block, H.shape[1]) - 1]
+        print(f"rounds {lo + 1:>3}-{min(lo + block, H.shape[1]):>3}: {b - a:>6d} pivots ({(b - a) / block:5.1f} a round), "
+              f"{deg[a:b].sum():>6d} degenerate")
+        rounds.append(dict(master=master, rounds=f"{lo + 1}-{min(lo + block, H.shape[1])}", pivots=int(b - a),
+                           degenerate=int(deg[a:b].sum())))
+    if perturb <= 0: return rounds, None
+    runs = {0.0: [], perturb: []}
+    for _ in range(2):
+        for eps in runs: runs[eps].append(replay(master, H, y, nu, perturb=eps))
+    (T0, p0, o0), (T1, p1, o1) = ((np.median([r[0] for r in runs[e]]), runs[e][0][1], runs[e][0][2]) for e in runs)
+    row = dict(master=master, rounds=H.shape[1], pivots_default=int(p0.sum()), pivots_perturbed=int(p1.sum()),
+               lp_s_default=T0, lp_s_perturbed=T1, speedup=T0 / T1, max_obj_diff=float(np.abs(o0 - o1).max()))
+    print(f"perturb = {perturb:g}: pivots {p0.sum()} -> {p1.sum()}, LP s {T0:.2f} -> {T1:.2f} ({T0 / T1:.2f}x), "
+          f"max |objective difference| {row['max_obj_diff']:.1e}")
+    return rounds, row
+
+
 # ---------------------------------------------------------------------------------------------- driver
-def run(master, X, y, rounds, nu, seed, every, rm_form="dense", lp_backend="dense"):
+def run(master, X, y, rounds, nu, seed, every, rm_form="dense", lp_backend="dense", cold_on=True):
     if master == "lpboost":
         H, t_warm, obj, iters = lpboost_warm(X, y, rounds, nu, seed, lp_backend)
         cold = {"highspy": lambda k: lpboost_cold_highspy(H, y, nu, k),
@@ -164,6 +244,7 @@ def run(master, X, y, rounds, nu, seed, every, rm_form="dense", lp_backend="dens
         H, t_warm, obj, iters = rmboost_warm(X, y, rounds, seed, rm_form)
         cold = {"highspy": lambda k: rmboost_cold_highspy(H, y, k),
                 "linprog": lambda k: rmboost_cold_linprog(H, y, k)}
+    if not cold_on: return dict(master=master, warm_s=t_warm.sum(), pivots=int(iters.sum())), H
     t_cold = {name: np.zeros(rounds) for name in cold}
     worst = 0.0
     for k in range(1, rounds + 1):
@@ -179,18 +260,18 @@ def run(master, X, y, rounds, nu, seed, every, rm_form="dense", lp_backend="dens
     W, A, B = t_warm.sum(), t_cold["highspy"].sum(), t_cold["linprog"].sum()
     print(f"{'total':>5} {W:>8.2f}s {iters.sum():>6d} {A:>10.2f}s {B:>10.2f}s {A / W:>10.1f} {B / W:>10.1f}")
     return dict(master=master, n=len(y), rounds=rounds, warm_s=W, cold_highspy_s=A, cold_linprog_s=B,
-                ratio_highspy=A / W, ratio_linprog=B / W, max_obj_diff=worst)
+                ratio_highspy=A / W, ratio_linprog=B / W, max_obj_diff=worst, pivots=int(iters.sum())), H
 
 
 def _timed_fit(est, X, y):
     t0 = time.perf_counter(); est.fit(X, y); total = time.perf_counter() - t0
     return dict(rounds_done=est.n_iter_, fit_s=total, lp_s=est.lp_seconds_, learner_s=est.learner_seconds_,
                 lp_share=est.lp_seconds_ / total, learner_share=est.learner_seconds_ / total,
-                lp_le_learner=est.lp_seconds_ <= est.learner_seconds_, pivots=getattr(est, "lp_iterations_", -1),
+                lp_le_learner=est.lp_seconds_ <= est.learner_seconds_, pivots=est.lp_iterations_,
                 fallbacks=est.lp_fallbacks_)
 
 
-def fit_shares(X, y, rounds, nu, seed):
+def fit_shares(X, y, rounds, nu, seed, perturb=0.0):
     "LP seconds vs base-learner seconds inside whole fits, same compiled 11-leaf CART learner (bootstrap for RMBoost)."
     tree = TreeLearner(max_depth=None, max_leaf_nodes=11)
     fits = [("LPBoost", f"nu={nu:g}", LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree, tol=0.0,
@@ -199,7 +280,13 @@ def fit_shares(X, y, rounds, nu, seed):
                                                      random_state=seed)),
             ("RMBoost", f"K={rounds}", RMBoostClassifier(n_estimators=rounds, random_state=seed)),
             ("RMBoost", f"K={2 * rounds}", RMBoostClassifier(n_estimators=2 * rounds, random_state=seed))]
-    return [dict(estimator=name, setting=setting, **_timed_fit(est, X, y)) for name, setting, est in fits]
+    rows = []
+    for name, setting, est in fits:
+        rows.append(dict(estimator=name, setting=setting, perturb=0.0, **_timed_fit(est, X, y)))
+        if perturb > 0 and setting != "nu=auto":
+            with perturbation(perturb):
+                rows.append(dict(estimator=name, setting=setting, perturb=perturb, **_timed_fit(clone(est), X, y)))
+    return rows
 
 
 def learner_old_vs_new(names, rounds, seed, repeats):
@@ -250,6 +337,11 @@ def main(argv=None):
     ap.add_argument("--rm-form", choices=["dense", "primal", "dual"], default="dense", help="LP form of the RMBoost master (default: the library default)")
     ap.add_argument("--lp-backend", choices=["dense", "highs"], default="dense", help="back end of the LPBoost master (default: the library default)")
     ap.add_argument("--no-fits", action="store_true", help="skip the LP-share-of-fit table")
+    ap.add_argument("--no-cold", action="store_true", help="skip the rebuilt HiGHS / linprog solves (minutes)")
+    ap.add_argument("--no-profile", action="store_true", help="skip the pivot profile")
+    ap.add_argument("--perturb", type=float, default=1e-7, help="DenseDualSimplex cost perturbation to compare (0: none)")
+    ap.add_argument("--profile-rounds", type=int, nargs=2, default=[400, 200], metavar=("RMBOOST", "LPBOOST"),
+                    help="rounds of the pivot profile's column sequences")
     ap.add_argument("--learner-data", nargs="*", default=["diabetes", "credit"], help="old vs new rule learner on these")
     ap.add_argument("--repeats", type=int, default=2, help="alternated repeats of the old/new learner fits")
     ap.add_argument("--accuracy-seeds", type=int, default=0, help="test accuracy old vs new learner over this many seeds")
@@ -258,12 +350,23 @@ def main(argv=None):
     X, y = load(args.data)
     warm_up_rmboost()
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
-    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form, args.lp_backend) for m in masters]
+    rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form, args.lp_backend,
+                not args.no_cold)[0] for m in masters]
     print("\nsummary (cold time / warm time, LP work only; targets: LPBoost >= 20x, RMBoost >= 79x vs highspy):")
     print(pd.DataFrame(rows).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    if not args.no_profile and args.rm_form == "dense" and args.lp_backend == "dense":
+        blocks, perturbed = [], []
+        for m in masters:
+            k = args.profile_rounds[0 if m == "rmboost" else 1]
+            H = run(m, X, y, k, args.nu, args.seed, k, cold_on=False)[1]
+            b, r = pivot_profile(m, H, y, args.nu, args.perturb)
+            blocks += b; perturbed += [r] if r else []
+        if perturbed:
+            print(f"\nwarm masters, default vs perturb = {args.perturb:g} (same columns; medians of 2 alternated replays):")
+            print(pd.DataFrame(perturbed).to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     if not args.no_fits:
         print("\nLP share of whole fits (target: LP seconds <= base-learner seconds):")
-        print(pd.DataFrame(fit_shares(X, y, args.rounds, args.nu, args.seed)).to_string(
+        print(pd.DataFrame(fit_shares(X, y, args.rounds, args.nu, args.seed, args.perturb)).to_string(
             index=False, float_format=lambda v: f"{v:.3g}"))
     if args.learner_data:
         print(f"\nRMBoost's rule learner, old vs new (K = {args.rounds}, medians of {args.repeats} alternated fits; "

@@ -478,14 +478,18 @@ class DenseDualSimplex:
                  *,
                  cost=0.5,             # objective coefficient of every column (scalar or one per column)
                  lb=0.0,               # lower bound of every column (scalar or one per column), finite
-                 mirror: bool = True): # columns in pairs: x_j has column +a_j and x_{n+j} has −a_j (A = [W −W])
+                 mirror: bool = True,  # columns in pairs: x_j has column +a_j and x_{n+j} has −a_j (A = [W −W])
+                 perturb: float = 0.0): # cost perturbation per solve (0: off; e.g. 1e-7): fewer pivots, another optimal vertex
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be a positive integer (the width of a row); got {n!r}.")
         if not (tol > 0 and refactor_every >= 1):
             raise ValueError(f"need tol > 0 and refactor_every ≥ 1; got tol={tol!r}, refactor_every={refactor_every!r}.")
         if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 0):
             raise ValueError(f"max_iter must be None (50·(columns + rows)) or an integer ≥ 0; got {max_iter!r}.")
-        self.n, self.mirror = int(n), bool(mirror)
+        if isinstance(perturb, bool) or not isinstance(perturb, numbers.Real) or not 0 <= perturb < 1e-2:
+            raise ValueError(f"perturb must be a number in [0, 1e-2) (0 turns it off; 1e-7 is a good size); got {perturb!r}.")
+        self.n, self.mirror, self.perturb = int(n), bool(mirror), float(perturb)
+        self.restarts = 0   # perturbed solves whose cleanup could not flip a bound and restarted from the slack basis
         N = 2 * self.n if self.mirror else self.n
         self.cost = _float_vector(cost, N, "cost")
         lo, hi = _check_bounds(lb, ub, N, "column")
@@ -575,6 +579,11 @@ class DenseDualSimplex:
         B = np.zeros((t, t)); st = b < N
         B[:, st] = self._columns(b[st]); B[b[~st] - N, np.flatnonzero(~st)] = -1.0
         self.Binv = np.linalg.inv(B); self._since_refactor, self._stale = 0, False
+        self._recompute()
+
+    def _recompute(self):
+        "z_B and the reduced costs d from the current B⁻¹ and the true costs."
+        b, N = self.basic, self.N
         z = np.where(self.at_upper, self.hb, self.lb); z[b] = 0.0
         self.zB = -self.Binv @ (self._Vt @ self._combined(z) - z[N:])    # [A −I]·z = 0
         mu = self._row_duals()
@@ -582,19 +591,46 @@ class DenseDualSimplex:
         dstruct = np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g] if self.mirror else self.cost - g
         self.d = np.where(self.is_basic, 0.0, np.r_[dstruct, mu])
 
+    def _perturb_costs(self):
+        "Shift every free-to-move non-basic reduced cost away from 0 by perturb·U[1, 2) (a cost perturbation: B⁻¹ kept)."
+        rng = np.random.default_rng([self.n_rows, self._since_refactor])   # reproducible, different per round
+        xi = self.perturb * (1.0 + rng.random(len(self.d)))
+        move = ~self.is_basic & (self.hb > self.lb)
+        self.d = np.where(move, self.d + np.where(self.at_upper, -xi, xi), self.d)
+
+    def _flip_dual_infeasible(self) -> bool:
+        "Move each non-basic variable whose true reduced cost has the wrong sign to its other bound; False if one has none."
+        move = ~self.is_basic & (self.hb > self.lb)
+        bad = move & np.where(self.at_upper, self.d > self.tol, self.d < -self.tol)
+        if not bad.any(): return True
+        if not (np.all(np.isfinite(self.lb[bad])) and np.all(np.isfinite(self.hb[bad]))): return False
+        self.at_upper = np.where(bad, ~self.at_upper, self.at_upper)
+        self._recompute()
+        return True
+
     def solve(self):
         "Run the dual simplex from the current basis; returns `(x, row_duals, objective c·x, pivots)`."
         if self._stale: self._refactor()
         cap = self.max_iter if self.max_iter is not None else 50 * (self.N + self.n_rows)
-        pivots = 0
+        pivots, perturbed = 0, self.perturb > 0
+        if perturbed: self._perturb_costs()
         while True:
             budget = min(self.refactor_every - self._since_refactor, cap - pivots)
             done, status = _dual_simplex_pivots(self._Vt, self.N, self.Binv, self.basic, self.is_basic, self.at_upper,
                                                 self.lb, self.hb, self.zB, self.d, self.tol, budget)
             pivots += done; self._since_refactor += done
             if status == _NO_ENTERING: raise LPSolveError("infeasible", "no entering column: the LP has no feasible point")
-            if self._since_refactor >= self.refactor_every: self._refactor(); continue   # then re-check optimality
-            if status == _OPTIMAL: break
+            if self._since_refactor >= self.refactor_every:
+                self._refactor()          # then re-check optimality
+                if perturbed: self._perturb_costs()
+                continue
+            if status == _OPTIMAL:
+                if not perturbed: break
+                perturbed = False         # remove the perturbation, restore dual feasibility, finish unperturbed
+                self._recompute()
+                if not self._flip_dual_infeasible():
+                    self.restarts += 1; self.reset(); self._refactor()
+                continue
             raise LPSolveError("iteration limit", f"the dense dual simplex made {cap} pivots")
         x = self._values()[:self.N]
         return x, self._row_duals(), float(self.cost @ x), pivots
@@ -866,6 +902,7 @@ class LPBoostClassifier(BinaryClassifier):
     dual_weights_ : ndarray, final sample weights u.
     converged_ : bool, stopped because no rule violated the dual (rather than at `n_estimators`).
     lp_seconds_, learner_seconds_ : float, time in the master LP (adding rules, solving) and in the base learner.
+    lp_iterations_ : int, simplex pivots over all rounds.
     lp_repairs_, lp_fallbacks_ : int, rounds whose certificate passed after re-inverting B / rounds handed to HiGHS.
     classes_, n_features_in_ : as in scikit-learn.
     """
@@ -896,7 +933,7 @@ class LPBoostClassifier(BinaryClassifier):
         nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
         # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
         cg.master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0))
-        rules, betas, rhos, weights_path = [], [], [], []
+        rules, betas, rhos, weights_path, pivots = [], [], [], [], []
 
         def test(k, edge, v):   # no violated dual constraint: optimal (for this learner); the first rule is always kept
             return "stop" if rules and edge <= beta + self.tol else "add"
@@ -905,7 +942,7 @@ class LPBoostClassifier(BinaryClassifier):
         def update(k, sol):
             nonlocal u, beta
             u, beta = sol["u"], sol["beta"]
-            betas.append(beta); rhos.append(sol["rho"]); weights_path.append(sol["a"])
+            betas.append(beta); rhos.append(sol["rho"]); weights_path.append(sol["a"]); pivots.append(sol["iterations"])
             return k == 0 and cg.edges[0] <= self.tol   # even the best first rule has no edge: nothing to learn
         cg.run(self.n_estimators, lambda: u * y_pm, test, add, update, first=first)
         edges = cg.edges
@@ -917,7 +954,7 @@ class LPBoostClassifier(BinaryClassifier):
         self.weights_path_ = weights_path
         self.dual_weights_ = u
         self.converged_ = len(edges) > len(rules) or edges[0] <= self.tol
-        self.lp_seconds_, self.learner_seconds_ = cg.lp_seconds, cg.learner_seconds
+        self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = cg.lp_seconds, cg.learner_seconds, int(sum(pivots))
         self.lp_fallbacks_, self.lp_repairs_ = cg.master.fallbacks, cg.master.repairs
         if rhos[-1] <= self.tol:
             warnings.warn(f"LPBoost's soft-margin optimum is degenerate: ρ = {rhos[-1]:.3g} ≤ tol with ν = {nu:.3g}, so "

@@ -437,16 +437,18 @@ def test_lpboost_master_duals_solve_the_dual_lp(nu):
         assert abs(sol["rho"] - D @ np.maximum(sol["rho"] - margins, 0) - beta_ref) <= 1e-6
 
 
-@pytest.mark.parametrize("nu, real", [(0.05, False), (0.3, True), (1.0, False)])
-def test_lpboost_dense_master_agrees_with_highs_every_round(nu, real):
+@pytest.mark.parametrize("nu, real, perturb", [(0.05, False, 0.0), (0.3, True, 0.0), (1.0, False, 0.0),
+                                               (0.1, False, 1e-7), (0.3, True, 1e-4)])
+def test_lpboost_dense_master_agrees_with_highs_every_round(nu, real, perturb):
     """The default master (LPBoost's dual on the dense dual simplex) and the primal on HiGHS, fed the same rules:
     equal objectives to 1e-8 every round, both equal to linprog's dual from scratch, and every dense round certified
-    without the HiGHS fallback."""
+    without the HiGHS fallback. The same with the dense solver's cost perturbation (off by default) switched on."""
     rng = np.random.default_rng(5)
     n = 120
     y = rng.choice([-1.0, 1.0], n)
     D = np.full(n, 1 / (nu * n))
     dense, highs = LPBoostMaster(y, D), LPBoostMaster(y, D, backend="highs")
+    dense.lp.perturb = perturb
     H = np.zeros((n, 0))
     for k in range(60):
         h = np.clip(rng.normal(size=n) + 0.4 * y, -1, 1) if real else np.where(rng.normal(size=n) + 0.4 * y > 0, 1.0, -1.0)
@@ -533,6 +535,13 @@ def test_lpboost_paths_and_fitted_attributes():
     np.testing.assert_allclose(staged[-1], clf.decision_function(X))
     assert list(clf.staged_predict(X))[-1].tolist() == clf.predict(X).tolist()
     assert clf.score(X, y) > 0.8
+    # lp_iterations_: a fresh master fed the same rules makes the same pivots, round by round
+    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    master = LPBoostMaster(y_pm, np.minimum(1 / (0.1 * len(y)), 1.0))
+    pivots = 0
+    for r in clf.estimators_:
+        master.add_rule(r(X)); pivots += master.solve()["iterations"]
+    assert clf.lp_iterations_ == pivots > k
 
 
 def test_lpboost_sklearn_base_learner_and_determinism():

@@ -182,15 +182,19 @@ def test_dual_and_primal_masters_agree_every_round_and_certify(q_kind):
     assert masters["dense"].fallbacks == 0      # every round solved and certified by the dense simplex itself
 
 
-@pytest.mark.parametrize("values,refactor_every", [("pm1", 64), ("real", 64), ("pm1", 1), ("real", 5)])
-def test_dense_dual_simplex_matches_highs_every_round(values, refactor_every):
+@pytest.mark.parametrize("values,refactor_every,perturb", [("pm1", 64, 0.0), ("real", 64, 0.0), ("pm1", 1, 0.0),
+                                                            ("real", 5, 0.0), ("pm1", 64, 1e-7), ("pm1", 5, 1e-3),
+                                                            ("real", 64, 1e-7)])
+def test_dense_dual_simplex_matches_highs_every_round(values, refactor_every, perturb):
     """DenseDualSimplex on (17) against HiGHS on (16), rule by rule: the same R, and (μ, α−β) certified optimal by
     conditions written out here (feasible for both LPs, equal objectives). Real-valued rules in [−1, 1] too; re-inverting
-    after every pivot or every 5 exercises the compiled pivots' budget/re-inversion hand-off; 60 rows grow the row buffer."""
+    after every pivot or every 5 exercises the compiled pivots' budget/re-inversion hand-off; 60 rows grow the row buffer.
+    With a cost perturbation (off by default) the optimum reached must be optimal for the true costs all the same (a
+    large 1e-3 forces the clean-up's bound flips)."""
     rng = np.random.default_rng(11)
     n, K = 150, 60
     y = rng.choice([-1.0, 1.0], n)
-    dense = DenseDualSimplex(n, refactor_every=refactor_every)
+    dense = DenseDualSimplex(n, refactor_every=refactor_every, perturb=perturb)
     lams = rng.uniform(0.02, 0.1, K)
     Phi = np.empty((n, 0)); pivots = 0
     for k in range(K):
@@ -241,6 +245,8 @@ def test_dense_dual_simplex_bad_input():
     with pytest.raises(ValueError, match="bounds cross"): DenseDualSimplex(4, ub=-0.5)
     with pytest.raises(ValueError, match="finite"): DenseDualSimplex(4, ub=np.inf)
     with pytest.raises(ValueError, match="max_iter must be"): DenseDualSimplex(4, max_iter=-1)
+    for bad in (-1e-7, 0.5, True, "1e-7"):
+        with pytest.raises(ValueError, match="perturb must be a number in"): DenseDualSimplex(4, perturb=bad)
     with pytest.raises(IndexError, match=r"\[0, 0\)"): d.remove_rows([0])
     d.add_rows(np.ones(4), -1, 1)              # a 1-D rule is one row
     assert d.n_rows == 1 and d.solve()[2] == 0.0     # 0 ∈ [−1, 1]: x = 0 is optimal, ½Σx = 0 (R = ½)
