@@ -13,7 +13,7 @@ from numba import njit
 
 # %% auto #0
 __all__ = ['GINI', 'ENTROPY', 'MISCLASSIFICATION', 'GCE', 'SQRT_GINI', 'NE', 'TWOING', 'CREDAL', 'RANKING', 'TABLE',
-           'CRITERION_CODES', 'Tree', 'presort', 'TreeBuilder']
+           'CRITERION_CODES', 'Tree', 'presort', 'TreeBuilder', 'RegressionTreeBuilder']
 
 # %% ../nbs/03b_tree_builder.ipynb #0233e815
 # criterion codes of the compiled builder (an impurity W·I(p) of class counts, or a direct gain)
@@ -533,7 +533,7 @@ def _grow_ne_many(Xt, order, codes, w, K, lams, msl, mf, max_depth, rng):
         for i in range(nn[j]): imp[j, i] = _node_impurity(NE, nf[j, i, _T0:_T0 + K], lams[j], et, et, buf)
     return ni, nf, nn, imp
 
-# %% ../nbs/03b_tree_builder.ipynb #8ac0ba1e
+# %% ../nbs/03b_tree_builder.ipynb #72cae765
 @njit(cache=True, nogil=True)
 def _apply(X, left, right, feature, threshold):
     out = np.empty(X.shape[0], dtype=np.int64)
@@ -557,6 +557,7 @@ class Tree:
     weighted_n_node_samples: np.ndarray  # their total weight
     gain: np.ndarray              # count-scale gain of the node's split (0 at leaves)
     depth: np.ndarray             # depth of every node (root 0)
+    float32: bool = False         # thresholds learned on float32 features (regression trees, as scikit-learn): `apply` casts X first
 
     @property
     def node_count(self) -> int: return len(self.feature)
@@ -567,6 +568,7 @@ class Tree:
 
     def apply(self, X) -> np.ndarray:
         "Leaf id of every row of X (a float64 array validated by the caller)."
+        if self.float32: X = np.asarray(X, dtype=np.float32)
         return _apply(_ro(np.ascontiguousarray(X, dtype=np.float64)), self.children_left, self.children_right, self.feature, self.threshold)
 
     def feature_importances(self, n_features: int) -> np.ndarray:
@@ -686,3 +688,356 @@ class TreeBuilder:
         ni, nf, nn, imp = _grow_ne_many(self.Xt, order, codes, w, K, np.asarray(params), self.msl,
                                         min(self.mf, self.Xt.shape[0]), self.max_depth, rng)
         return [_tree(ni[j, :nn[j]], nf[j, :nn[j]], imp[j, :nn[j]]) for j in range(len(params))]
+
+# %% ../nbs/03b_tree_builder.ipynb #51bc3fdf
+_FT32 = np.float32(1e-7)          # scikit-learn's FEATURE_THRESHOLD (a float32: values this close count as equal)
+_EPS = np.finfo(np.float64).eps   # scikit-learn's EPSILON of the tree builders
+
+@njit(cache=True, nogil=True)
+def _rand_int(low, high, rs):
+    "scikit-learn's `rand_int`: an xorshift32 step of the state `rs[0]`, reduced modulo 2³¹ then into [low, high)."
+    s = rs[0]
+    if s == 0: s = 1
+    s ^= (s << 13) & 0xFFFFFFFF
+    s ^= s >> 17
+    s ^= (s << 5) & 0xFFFFFFFF
+    rs[0] = s
+    return low + (s % 2147483648) % (high - low)
+
+@njit(cache=True, nogil=True)
+def _swap(v, ix, i, j):
+    v[i], v[j] = v[j], v[i]
+    ix[i], ix[j] = ix[j], ix[i]
+
+@njit(cache=True, nogil=True)
+def _sift_down(v, ix, o, start, end):
+    root = start
+    while True:
+        child = root * 2 + 1
+        mx = root
+        if child < end and v[o + mx] < v[o + child]: mx = child
+        if child + 1 < end and v[o + mx] < v[o + child + 1]: mx = child + 1
+        if mx == root: break
+        _swap(v, ix, o + root, o + mx)
+        root = mx
+
+@njit(cache=True, nogil=True)
+def _introsort(v, ix, o0, n0, stack):
+    """scikit-learn's `simultaneous_sort` (introsort: median of 3, three-way partition, heapsort past depth 2·log₂n,
+    insertion sort below 16): sorts v[o0:o0+n0] and moves ix alike, with the same (unstable) order of equal values.
+    Its recursion on the left part becomes an explicit stack (the parts are disjoint, so the order does not matter)."""
+    if n0 == 0: return
+    top = 0
+    stack[0, 0], stack[0, 1], stack[0, 2] = o0, n0, 2 * int(math.log2(n0))
+    top = 1
+    while top > 0:
+        top -= 1
+        o, n, maxd = stack[top, 0], stack[top, 1], stack[top, 2]
+        heap = False
+        while n > 15:
+            if maxd <= 0:
+                start = (n - 2) // 2                              # heapsort
+                while True:
+                    _sift_down(v, ix, o, start, n)
+                    if start == 0: break
+                    start -= 1
+                end = n - 1
+                while end > 0:
+                    _swap(v, ix, o, o + end)
+                    _sift_down(v, ix, o, 0, end)
+                    end -= 1
+                heap = True
+                break
+            maxd -= 1
+            a, b, c = v[o], v[o + n // 2], v[o + n - 1]            # median of three
+            if a < b:
+                pivot = b if b < c else (c if a < c else a)
+            elif b < c:
+                pivot = a if a < c else c
+            else:
+                pivot = b
+            i = l = 0
+            r = n
+            while i < r:
+                if v[o + i] < pivot:
+                    _swap(v, ix, o + i, o + l); i += 1; l += 1
+                elif v[o + i] > pivot:
+                    r -= 1; _swap(v, ix, o + i, o + r)
+                else:
+                    i += 1
+            stack[top, 0], stack[top, 1], stack[top, 2] = o, l, maxd
+            top += 1
+            o += r; n -= r
+        if heap: continue
+        for i in range(1, n):                                      # insertion sort
+            tv, ti = v[o + i], ix[o + i]
+            j = i
+            while j > 0 and v[o + j - 1] > tv:
+                v[o + j] = v[o + j - 1]; ix[o + j] = ix[o + j - 1]; j -= 1
+            v[o + j] = tv; ix[o + j] = ti
+
+@njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
+def _mse_init(samples, y, w, start, end):
+    "Σ w·y, Σ w·y² and Σ w of the node's rows in the order of `samples` (scikit-learn's `RegressionCriterion.init`)."
+    st, sq, wn = 0.0, 0.0, 0.0
+    for p in range(start, end):
+        i = samples[p]
+        wy = w[i] * y[i]
+        st += wy; sq += wy * y[i]; wn += w[i]
+    return st, sq, wn
+
+@njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
+def _mse_update(samples, y, w, pos, new_pos, end, sl, wl, st, wn):
+    "Move rows [pos, new_pos) to the left child: forwards, or back from the end when that is shorter (as scikit-learn)."
+    if new_pos - pos <= end - new_pos:
+        for p in range(pos, new_pos):
+            i = samples[p]
+            sl += w[i] * y[i]; wl += w[i]
+    else:
+        sl, wl = st, wn
+        for p in range(end - 1, new_pos - 1, -1):
+            i = samples[p]
+            sl -= w[i] * y[i]; wl -= w[i]
+    return sl, wl
+
+@njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
+def _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end, n_known, impurity, st, sq, wn, wsum, msl, mf):
+    """scikit-learn's `node_split_best` with the MSE criterion on rows samples[start:end]: features drawn by its
+    Fisher–Yates scheme (known and newly found constant features skipped), each sorted by `_introsort`, the first
+    largest proxy Σ_L²/W_L + Σ_R²/W_R kept. Returns (pos, feature, threshold, impurity L, R, improvement, constants)."""
+    d = features.shape[0]
+    f_i, n_vis, n_found, n_drawn, n_total = d, 0, 0, 0, n_known
+    best_pos, best_f, best_thr, best_proxy = end, 0, 0.0, -np.inf
+    while f_i > n_total and (n_vis < mf or n_vis <= n_found + n_drawn):
+        n_vis += 1
+        f_j = _rand_int(n_drawn, f_i - n_found, rs)
+        if f_j < n_known:
+            features[n_drawn], features[f_j] = features[f_j], features[n_drawn]
+            n_drawn += 1
+            continue
+        f_j += n_found
+        cf = features[f_j]
+        for p in range(start, end): fv[p] = Xt[cf, samples[p]]
+        _introsort(fv, samples, start, end - start, stack)
+        if fv[end - 1] <= fv[start] + _FT32:                       # a constant feature
+            features[f_j], features[n_total] = features[n_total], features[f_j]
+            n_found += 1; n_total += 1
+            continue
+        f_i -= 1
+        features[f_i], features[f_j] = features[f_j], features[f_i]
+        pos, sl, wl = start, 0.0, 0.0
+        p = start
+        while p < end:
+            p += 1
+            while p < end and fv[p] <= fv[p - 1] + _FT32: p += 1
+            if p == end: continue
+            if p - start < msl or end - p < msl: continue
+            sl, wl = _mse_update(samples, y, w, pos, p, end, sl, wl, st, wn)
+            pos = p
+            wr, sr = wn - wl, st - sl
+            if wl < 0.0 or wr < 0.0: continue                      # (min_weight_leaf = 0)
+            proxy = sl * sl / wl + sr * sr / wr
+            if proxy > best_proxy:
+                best_proxy, best_f, best_pos = proxy, cf, p
+                best_thr = np.float64(fv[p - 1]) / 2.0 + np.float64(fv[p]) / 2.0
+    imp_l = imp_r = np.inf
+    improvement = -np.inf
+    if best_pos < end:
+        a, b = start, end                                          # partition (swaps, as scikit-learn)
+        while a < b:
+            if np.float64(Xt[best_f, samples[a]]) <= best_thr: a += 1
+            else:
+                b -= 1
+                samples[a], samples[b] = samples[b], samples[a]
+        sl, wl = _mse_update(samples, y, w, start, best_pos, end, 0.0, 0.0, st, wn)
+        wr, sr = wn - wl, st - sl
+        sql = 0.0
+        for p in range(start, best_pos):
+            i = samples[p]
+            sql += w[i] * y[i] * y[i]
+        imp_l = sql / wl - (sl / wl) ** 2
+        imp_r = (sq - sql) / wr - (sr / wr) ** 2
+        improvement = (wn / wsum) * (impurity - (wr / wn * imp_r) - (wl / wn * imp_l))
+    for k in range(n_known): features[k] = cfeat[k]
+    for k in range(n_known, n_known + n_found): cfeat[k] = features[k]
+    return best_pos, best_f, best_thr, imp_l, imp_r, improvement, n_total
+
+@njit(cache=True, nogil=True)
+def _heap_push(h, nh, key, x):
+    "libstdc++'s `push_heap` (max-heap on key) of x onto h[:nh]; returns the new size."
+    hole = nh
+    parent = (hole - 1) // 2
+    while hole > 0 and key[h[parent]] < key[x]:
+        h[hole] = h[parent]; hole = parent; parent = (hole - 1) // 2
+    h[hole] = x
+    return nh + 1
+
+@njit(cache=True, nogil=True)
+def _heap_pop(h, nh, key):
+    "libstdc++'s `pop_heap` + `back` + `pop_back`: the top, with the same order among equal keys; returns (top, size)."
+    top = h[0]
+    n = nh - 1
+    if n > 0:
+        x = h[n]
+        hole, child = 0, 0
+        while child < (n - 1) // 2:
+            child = 2 * (child + 1)
+            if key[h[child]] < key[h[child - 1]]: child -= 1
+            h[hole] = h[child]; hole = child
+        if (n & 1) == 0 and child == (n - 2) // 2:
+            child = 2 * (child + 1)
+            h[hole] = h[child - 1]; hole = child - 1
+        parent = (hole - 1) // 2
+        while hole > 0 and key[h[parent]] < key[x]:
+            h[hole] = h[parent]; hole = parent; parent = (hole - 1) // 2
+        h[hole] = x
+    return top, n
+
+@njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
+def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
+    """A regression tree (MSE) exactly as scikit-learn's `DecisionTreeRegressor` grows it from float32 features Xt
+    (d, n), targets y and weights w, with splitter state `seed` (its `randint(0, 2³¹−1)`): depth first
+    (`max_leaf_nodes` < 0) or best first. Node tables in scikit-learn's node order."""
+    d, n = Xt.shape
+    m = 0
+    wsum = 0.0
+    for i in range(n):
+        if w[i] != 0.0: m += 1
+        wsum += w[i]
+    samples = np.empty(m, dtype=np.int64)
+    j = 0
+    for i in range(n):
+        if w[i] != 0.0: samples[j] = i; j += 1
+    fv = np.empty(m, dtype=np.float32)
+    features, cfeat = np.arange(d), np.empty(d, dtype=np.int64)
+    rs = np.array([seed], dtype=np.int64)
+    stack = np.empty(((2 * int(math.log2(max(m, 1))) + 2) ** 2 + 16, 3), dtype=np.int64)
+    cap = 2 * m + 1 if max_leaf_nodes < 0 else 2 * max_leaf_nodes - 1
+    left, right, feat = np.full(cap, -1), np.full(cap, -1), np.full(cap, -2)
+    thr, value, imp, wnode = np.full(cap, -2.0), np.empty(cap), np.empty(cap), np.empty(cap)
+    nsmp, depth, impr = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.zeros(cap)
+    nn = 0
+    if max_leaf_nodes < 0:                                          # depth first (a stack, left child on top)
+        sk = np.empty((m + 2, 6), dtype=np.int64)                   # start, end, depth, parent, is_left, constants
+        skimp = np.empty(m + 2)
+        sk[0, 0], sk[0, 1], sk[0, 2], sk[0, 3], sk[0, 4], sk[0, 5], skimp[0] = 0, m, 0, -1, 0, 0, np.inf
+        top = 1
+        first = True
+        while top > 0:
+            top -= 1
+            start, end, dep, par, isl, nconst, impurity = sk[top, 0], sk[top, 1], sk[top, 2], sk[top, 3], sk[top, 4], sk[top, 5], skimp[top]
+            st, sq, wn = _mse_init(samples, y, w, start, end)
+            nns = end - start
+            is_leaf = dep >= max_depth or nns < max(2, 2 * msl)
+            if first:
+                impurity = sq / wn - (st / wn) ** 2
+                first = False
+            is_leaf = is_leaf or impurity <= _EPS
+            if not is_leaf:
+                pos, bf, bt, il, ir, improvement, nconst = _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end,
+                                                                      nconst, impurity, st, sq, wn, wsum, msl, mf)
+                is_leaf = pos >= end or improvement + _EPS < 0.0
+            i = nn; nn += 1
+            if par >= 0:
+                if isl == 1: left[par] = i
+                else: right[par] = i
+            value[i], imp[i], wnode[i], nsmp[i], depth[i] = st / wn, impurity, wn, nns, dep
+            if not is_leaf:
+                feat[i], thr[i], impr[i] = bf, bt, improvement
+                sk[top, 0], sk[top, 1], sk[top, 2], sk[top, 3], sk[top, 4], sk[top, 5], skimp[top] = pos, end, dep + 1, i, 0, nconst, ir
+                top += 1
+                sk[top, 0], sk[top, 1], sk[top, 2], sk[top, 3], sk[top, 4], sk[top, 5], skimp[top] = start, pos, dep + 1, i, 1, nconst, il
+                top += 1
+    else:                                                           # best first (a heap on the improvement)
+        r_st, r_end, r_pos = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+        r_leaf = np.empty(cap, dtype=np.bool_)
+        r_il, r_ir = np.empty(cap), np.empty(cap)
+        h = np.empty(cap, dtype=np.int64)
+        nh = 0
+        max_split = max_leaf_nodes - 1
+        todo = np.empty((2, 5), dtype=np.int64)                    # children to add: start, end, depth, parent, is_left
+        todo_imp = np.empty(2)
+        todo[0, 0], todo[0, 1], todo[0, 2], todo[0, 3], todo[0, 4], todo_imp[0] = 0, m, 0, -1, 0, 0.0
+        nt = 1
+        first = True
+        while True:
+            for t in range(nt):                                     # scikit-learn's `_add_split_node`
+                start, end, dep, par, isl, impurity = todo[t, 0], todo[t, 1], todo[t, 2], todo[t, 3], todo[t, 4], todo_imp[t]
+                st, sq, wn = _mse_init(samples, y, w, start, end)
+                if first:
+                    impurity = sq / wn - (st / wn) ** 2
+                    first = False
+                nns = end - start
+                is_leaf = dep >= max_depth or nns < max(2, 2 * msl) or impurity <= _EPS
+                if not is_leaf:
+                    pos, bf, bt, il, ir, improvement, nconst = _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack,
+                                                                          start, end, 0, impurity, st, sq, wn, wsum, msl, mf)
+                    is_leaf = pos >= end or improvement + _EPS < 0.0
+                i = nn; nn += 1
+                if par >= 0:
+                    if isl == 1: left[par] = i
+                    else: right[par] = i
+                value[i], imp[i], wnode[i], nsmp[i], depth[i] = st / wn, impurity, wn, nns, dep
+                r_st[i], r_end[i], r_leaf[i] = start, end, is_leaf
+                if is_leaf:
+                    r_pos[i], impr[i] = end, 0.0
+                else:
+                    feat[i], thr[i] = bf, bt
+                    r_pos[i], impr[i], r_il[i], r_ir[i] = pos, improvement, il, ir
+                nh = _heap_push(h, nh, impr, i)
+            if nh == 0: break
+            i, nh = _heap_pop(h, nh, impr)
+            if r_leaf[i] or max_split <= 0:
+                feat[i], thr[i], impr[i] = -2, -2.0, 0.0
+                left[i] = right[i] = -1
+                nt = 0
+            else:
+                max_split -= 1
+                todo[0, 0], todo[0, 1], todo[0, 2], todo[0, 3], todo[0, 4], todo_imp[0] = r_st[i], r_pos[i], depth[i] + 1, i, 1, r_il[i]
+                todo[1, 0], todo[1, 1], todo[1, 2], todo[1, 3], todo[1, 4], todo_imp[1] = r_pos[i], r_end[i], depth[i] + 1, i, 0, r_ir[i]
+                nt = 2
+    return left[:nn].copy(), right[:nn].copy(), feat[:nn].copy(), thr[:nn].copy(), value[:nn].copy(), imp[:nn].copy(), \
+        nsmp[:nn].copy(), wnode[:nn].copy(), impr[:nn].copy(), depth[:nn].copy()
+
+def _sklearn_seed(random_state) -> int:
+    "The splitter state scikit-learn draws from `random_state` (an int seed or a `np.random.RandomState`)."
+    if isinstance(random_state, np.random.RandomState): return int(random_state.randint(0, 2147483647))
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(np.random.RandomState(int(random_state)).randint(0, 2147483647))
+    raise TypeError(f"random_state must be an int seed or a np.random.RandomState (scikit-learn's draw); got {random_state!r}.")
+
+class RegressionTreeBuilder:
+    """Weighted least-squares (MSE) regression trees bound to one feature matrix, grown exactly as scikit-learn's
+    `DecisionTreeRegressor(max_depth, max_leaf_nodes, min_samples_leaf, random_state=seed)` grows them (same nodes,
+    thresholds and leaf values, bit for bit), without its per-call validation. X is cast to float32 once, as
+    scikit-learn does."""
+
+    def __init__(self, X,                                 # (n_samples, n_features) finite features
+                 *, max_depth: int | None = None,         # None: no limit
+                 max_leaf_nodes: int | None = None,       # None: depth first; else best first with this many leaves
+                 min_samples_leaf: int = 1, max_features: int | None = None):
+        X = np.asarray(X)
+        if X.ndim != 2: raise ValueError(f"X must be 2-D; got shape {X.shape}.")
+        if max_leaf_nodes is not None and max_leaf_nodes < 2:
+            raise ValueError(f"max_leaf_nodes must be None or an int ≥ 2; got {max_leaf_nodes!r}.")
+        self.Xt = _ro(np.ascontiguousarray(np.asarray(X, dtype=np.float32).T))
+        self.max_depth = 2**31 - 1 if max_depth is None else int(max_depth)
+        self.max_leaf_nodes = -1 if max_leaf_nodes is None else int(max_leaf_nodes)
+        self.msl = int(min_samples_leaf)
+        self.mf = self.Xt.shape[0] if max_features is None else int(max_features)
+
+    def grow(self, z,                        # (n_samples,) real targets
+             sample_weight=None,             # non-negative weights; rows of weight 0 are left out
+             random_state=0,                 # int seed or np.random.RandomState, as scikit-learn's `random_state`
+             ) -> Tree:
+        "The regression tree of targets `z`: `value[:, 0]` holds the weighted mean of every node."
+        n = self.Xt.shape[1]
+        z = _ro(np.ascontiguousarray(z, dtype=np.float64))
+        if z.shape != (n,): raise ValueError(f"z must have shape ({n},); got {z.shape}.")
+        w = _ro(np.ones(n)) if sample_weight is None else _ro(np.ascontiguousarray(sample_weight, dtype=np.float64))
+        if w.shape != (n,): raise ValueError(f"sample_weight must have shape ({n},); got {w.shape}.")
+        if not np.any(w > 0): raise ValueError("sample_weight must have a positive entry.")
+        L, R, F, T, V, I, N, W, G, D = _grow_mse(self.Xt, z, w, _sklearn_seed(random_state), self.max_depth,
+                                                 self.max_leaf_nodes, self.msl, min(self.mf, self.Xt.shape[0]))
+        return Tree(children_left=L, children_right=R, feature=F, threshold=T, value=V[:, None], impurity=I,
+                    n_node_samples=N, weighted_n_node_samples=W, gain=G * float(np.sum(w)), depth=D, float32=True)
