@@ -289,7 +289,7 @@ def _tune_lambda(fit_predict, X, codes, w, grid, val_size, random_state):
     best = max(scores.values())
     return max(lam for lam, s in scores.items() if s == best), scores
 
-# %% ../nbs/30_robust_trees.ipynb #35e8a797
+# %% ../nbs/30_robust_trees.ipynb #da39b28e
 _ANE_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 class _TreeMixin:
@@ -331,7 +331,7 @@ def _resolves_to(*names):
 
 _TREE_INERT = {"lam": ("criterion", _resolves_to("ne")),   # ANE tunes λ over ane_grid: `lam` is NE's fixed λ only
                "q": ("criterion", _resolves_to("gce")), "s": ("criterion", _resolves_to("credal")),
-               "ane_val_size": ("criterion", _resolves_to("ane"))}   # (ane_grid too is read by ANE only)
+               "ane_val_size": ("criterion", _resolves_to("ane")), "ane_grid": ("criterion", _resolves_to("ane"))}
 
 class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree for K ≥ 2 classes grown with a robust (ANE, NE, CL, ...) or classical split criterion.

@@ -276,6 +276,18 @@ def test_forest_prediction_in_one_pass_is_the_per_tree_sum_bit_for_bit():
         np.testing.assert_array_equal(f.predict_proba(Xn), np.mean([e.predict_proba(Xn) for e in f.estimators_], axis=0))
 
 
+def test_ane_grid_is_inert_outside_ane():
+    "ane_grid (like ane_val_size) is read by ANE only: set with another criterion it is an error naming both."
+    X, y, _ = _data(12, n=80)
+    for cls in (RobustTreeClassifier, RobustForestClassifier):
+        for crit in ("ne", "gini"):
+            with pytest.raises(ValueError, match="ane_grid.*no effect.*criterion"):
+                cls(criterion=crit, ane_grid=(0.25, 0.75)).fit(X, y)
+        m = cls(criterion="ane", ane_grid=(0.25, 0.75), random_state=0).fit(X, y)
+        assert set(m.ane_scores_) == {0.25, 0.75}
+        cls(criterion="ne", ane_grid=(0.0, 0.25, 0.5, 0.75, 1.0)).fit(X, y)             # the default: accepted
+
+
 def test_ane_tuning_picks_the_best_validation_lambda():
     X, y, _ = _data(9, n=300)
     m = RobustTreeClassifier("ane", random_state=0).fit(X, y)
