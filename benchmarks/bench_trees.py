@@ -8,7 +8,13 @@ Reported (medians of `repeats` fits, one BLAS thread, no assertions):
 - Gini, NE(λ=0.5), CE (entropy) and CL trees at depth 10 and fully grown on magic and diabetes, as a ratio to
   scikit-learn's DecisionTreeClassifier (Gini) at the same depth (target ≤ 1.2), and ANE (5 λ + refit, target ≤ 3);
   ANE's search alone: the five λ trees in one pass (`TreeBuilder.grow_many`) against five `grow` calls;
-- a 100-tree forest against RandomForestClassifier(n_jobs=2) wall time (target ≤ 1.2), and forest prediction;
+- a 100-tree forest against RandomForestClassifier(n_jobs=2) wall time (target ≤ 1.2), and forest prediction
+  (predict_proba, target ≤ 1.2);
+- LogitBoost and GentleBoost (100 rounds of ≤ 11-leaf trees, and of stumps): fit time with the compiled regression
+  trees against the old path (scikit-learn's DecisionTreeRegressor, `tests/tree_oracle.SklearnRegressionTrees`; same
+  trees, same predictions);
+- RMBoost at K = 200 on diabetes and credit: fit time with the compiled rule learner against the old path
+  (`base_learner=DecisionTreeClassifier(max_leaf_nodes=11)`, target ≥ 1.8×) and the learner's share of each fit;
 - peak memory of fitting a fully grown tree on magic, as a multiple of X's size (target < 2): the growth of the
   resident set of a fresh process, sampled every 0.2 ms during the fit (the compiled code allocates outside tracemalloc).
 """
@@ -78,20 +84,36 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 repeat per tree, 20-tree forests")
     ap.add_argument("--no-compile", action="store_true", help="skip the fresh-cache compile measurement (~1-2 min)")
+    ap.add_argument("--only", nargs="*", default=None, choices=_SECTIONS, help="run only these sections")
     args = ap.parse_args()
+    run = set(args.only or _SECTIONS)
     threadpool_limits(1)
     repeats, n_trees = (1, 20) if args.quick else (5, 100)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
-    if not args.no_compile:
+    if "compile" in run and not args.no_compile:
         with tempfile.TemporaryDirectory() as cache:
             imp, first, many = map(float, _python(_WARM, {"NUMBA_CACHE_DIR": cache}))
             print(f"compiled builder, fresh cache: import {imp:.2f} s, first tree (compiles) {first:.1f} s, "
                   f"first ANE search (compiles grow_many) {many:.1f} s")
+    if "compile" in run: _cached()
+    if "trees" in run: _trees(repeats)
+    if "forests" in run: _forests(repeats, n_trees)
+    if "boosting" in run: _boosting(repeats)
+    if "rmboost" in run: _rmboost(max(1, repeats // 2))
+    if "memory" in run: _memory()
+
+
+_SECTIONS = ("compile", "trees", "forests", "boosting", "rmboost", "memory")
+
+
+def _cached():
     imp, first, many = map(float, _python(_WARM))
     print(f"compiled builder, cached:      import {imp:.2f} s, first tree (loads the cache) {first:.2f} s, "
           f"first ANE search {many:.2f} s")
 
+
+def _trees(repeats):
     print(f"\ntrees: median of {repeats} fits; ratio = time / scikit-learn's Gini tree at the same depth "
           "(target ≤ 1.2; ANE ≤ 3)")
     print("(* = target missed)")
@@ -117,6 +139,8 @@ def main():
             print(f"{name:<9}{str(depth):>6}{t_sk:11.4f}" + "".join(cells) + "   " + "/".join(map(str, leaves))
                   + f"   {t_one:.3f} s / {t_per:.3f} s ({t_per / t_one:.1f}× faster)")
 
+
+def _forests(repeats, n_trees):
     print(f"\n{n_trees}-tree forests (gini, bootstrap, sqrt features): wall time of one fit, ratio to "
           "RandomForestClassifier(n_jobs=2) (target ≤ 1.2)")
     for name in ("magic", "diabetes"):
@@ -131,8 +155,43 @@ def main():
             t = median_time(lambda: f.fit(X, y), 1 if crit == "ane" else max(1, repeats // 2))
             row += f"   {crit} {t:6.2f} s ({t / t_rf:.2f}×{_mark(t / t_rf, 1.2) if crit == 'gini' else ''})"
         p = median_time(lambda: f.predict_proba(X), max(1, repeats // 2))
-        print(row + f"   predict_proba ×sklearn {p / p_rf:.2f}")
+        print(row + f"   predict_proba ×sklearn {p / p_rf:.2f}{_mark(p / p_rf, 1.2)}")
 
+
+def _boosting(repeats):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from tree_oracle import SklearnRegressionTrees
+    from robust_ref.baselines import GentleBoostClassifier, LogitBoostClassifier
+    print("\nboosting with regression trees, 100 rounds: fit time old (scikit-learn's DecisionTreeRegressor) / new "
+          "(compiled, same trees)")
+    for name in ("diabetes", "credit"):
+        X, y = load_dataset(name, return_X_y=True, missing="impute")
+        for cls in (LogitBoostClassifier, GentleBoostClassifier):
+            for md, mln, label in ((10, 11, "≤ 11 leaves"), (1, None, "stumps")):
+                new = cls(100, base_learner="tree", max_depth=md, max_leaf_nodes=mln, random_state=0)
+                old = cls(100, base_learner=SklearnRegressionTrees(md, mln), random_state=0)
+                t_new, t_old = median_time(lambda: new.fit(X, y), repeats), median_time(lambda: old.fit(X, y), repeats)
+                same = np.array_equal(new.decision_function(X), old.decision_function(X))
+                print(f"  {name:<9}{cls.__name__:<24}{label:<13} old {t_old:6.3f} s   new {t_new:6.3f} s   "
+                      f"{t_old / t_new:5.2f}× faster   same predictions: {same}")
+
+
+def _rmboost(repeats):
+    from robust_ref.rmboost import RMBoostClassifier
+    print("\nRMBoost, K = 200: fit time old (DecisionTreeClassifier(max_leaf_nodes=11) rule learner) / new (compiled "
+          "builder), target ≥ 1.8×; learner's share of the fit")
+    for name in ("diabetes", "credit"):
+        X, y = load_dataset(name, return_X_y=True, missing="impute")
+        fits = {}
+        for label, base in (("old", DecisionTreeClassifier(max_leaf_nodes=11)), ("new", "tree")):
+            m = RMBoostClassifier(n_estimators=200, base_learner=base, random_state=0)
+            fits[label] = (median_time(lambda: m.fit(X, y), repeats), m.learner_seconds_, m.lp_seconds_)
+        (to, lo, _), (tn, ln, lpn) = fits["old"], fits["new"]
+        print(f"  {name:<9} old {to:6.3f} s (learner {lo / to:4.0%})   new {tn:6.3f} s (learner {ln / tn:4.0%}, "
+              f"LP {lpn / tn:4.0%})   {to / tn:5.2f}× faster{'' if to / tn >= 1.8 else '*'}")
+
+
+def _memory():
     print("\nmemory: peak resident-set growth (sampled) while fitting a fully grown tree on magic, × X.nbytes (target < 2)")
     for crit in ("gini", "entropy"):
         ratio, n_leaves = _python(_MEMORY.format(crit=crit))

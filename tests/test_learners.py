@@ -208,7 +208,7 @@ def test_tree_learner_grows_scikit_learns_tree_without_gain_ties(kw):
     np.testing.assert_allclose(g(X_new), half_logit(sk.predict_proba(X_new)[:, 1], 1e-4), rtol=1e-12, atol=1e-12)
     b2 = TreeLearner(**kw).prepare(X, 0)                                         # same seed, same trees
     np.testing.assert_array_equal(b2.fit_sign(y, w)(X_new), h(X_new))
-    with pytest.raises(ValueError, match="no 'value' output"): TreeRule(h.tree, "value")(X)
+    with pytest.raises(ValueError, match="classification Tree has 'sign' or 'logit'"): TreeRule(h.tree, "value")(X)
     with pytest.raises(ValueError, match="feature"): h(X[:, :0])
 
 

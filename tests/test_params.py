@@ -169,7 +169,7 @@ def test_inert_parameters_are_named(cls):
         gov_alts = _alternatives(cls, gov)
         takes = (lambda v: bool(where(v))) if callable(where) else (lambda v: v in where)
         off = [v for v in _concrete_values(gov_alts) + _GOVERNOR_GUESSES if _accepted(v, gov_alts) and not takes(v)]
-        setting = [v for v in _concrete_values(_alternatives(cls, name)) + [2, 0.5, {"time_limit": 10.0}]
+        setting = [v for v in _concrete_values(_alternatives(cls, name)) + [2, 0.5, {"time_limit": 10.0}, (0.25, 0.75)]
                    if _accepted(v, _alternatives(cls, name)) and not (v is None or v == defaults.get(name))]
         assert off and setting, f"{cls.__name__}: cannot build an inert case for {name} (off={off}, setting={setting})"
         with pytest.raises(ValueError, match=f"{name}.*no effect.*{gov}"):

@@ -260,6 +260,34 @@ def test_determinism_and_forest_parallel_equivalence():
     assert clone(f1).get_params() == f1.get_params()
 
 
+def test_forest_prediction_in_one_pass_is_the_per_tree_sum_bit_for_bit():
+    "One compiled pass over the packed trees = the trees' leaf values summed in tree order / n_trees, for any n_jobs."
+    X, y, rng = _data(11, n=700)
+    Xn = rng.normal(size=(1500, X.shape[1]))
+    for K_y in (y, np.digitize(X[:, 0], [-0.5, 0.5])):                           # 2 and 3 classes
+        f = RobustForestClassifier(7, "ne", lam=0.5, n_jobs=2, random_state=5).fit(X, K_y)
+        ref = f.estimators_[0].tree_.value[f.estimators_[0].tree_.apply(Xn)].copy()
+        for e in f.estimators_[1:]: ref += e.tree_.value[e.tree_.apply(Xn)]
+        for jobs in (1, 2, -1):
+            f.n_jobs = jobs
+            np.testing.assert_array_equal(f.predict_proba(Xn), ref / 7)
+            np.testing.assert_array_equal(f.apply(Xn), np.stack([e.tree_.apply(Xn) for e in f.estimators_], axis=1))
+        f.estimators_ = f.estimators_[:3]                                         # a changed forest is packed afresh
+        np.testing.assert_array_equal(f.predict_proba(Xn), np.mean([e.predict_proba(Xn) for e in f.estimators_], axis=0))
+
+
+def test_ane_grid_is_inert_outside_ane():
+    "ane_grid (like ane_val_size) is read by ANE only: set with another criterion it is an error naming both."
+    X, y, _ = _data(12, n=80)
+    for cls in (RobustTreeClassifier, RobustForestClassifier):
+        for crit in ("ne", "gini"):
+            with pytest.raises(ValueError, match="ane_grid.*no effect.*criterion"):
+                cls(criterion=crit, ane_grid=(0.25, 0.75)).fit(X, y)
+        m = cls(criterion="ane", ane_grid=(0.25, 0.75), random_state=0).fit(X, y)
+        assert set(m.ane_scores_) == {0.25, 0.75}
+        cls(criterion="ne", ane_grid=(0.0, 0.25, 0.5, 0.75, 1.0)).fit(X, y)             # the default: accepted
+
+
 def test_ane_tuning_picks_the_best_validation_lambda():
     X, y, _ = _data(9, n=300)
     m = RobustTreeClassifier("ane", random_state=0).fit(X, y)

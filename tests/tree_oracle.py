@@ -220,3 +220,23 @@ def _grow(X, codes, w, K, crit, params, *, max_depth=None, min_samples_leaf=1, m
                 impurity=_node_impurity(crit, T[sl], params), n_node_samples=end[sl] - start[sl],
                 weighted_n_node_samples=Wn, gain=gain[sl].copy(), depth=depth[sl].copy())
 
+
+
+class SklearnRegressionTrees:
+    """The boosting engine's tree learner with regression trees from scikit-learn's `DecisionTreeRegressor`, as
+    `TreeLearner.fit_regression` grew them before `RegressionTreeBuilder` (same seeds drawn in the same order): the
+    engine-level oracle of the compiled regression trees, and the old path of the benchmark."""
+
+    def __init__(self, max_depth=1, max_leaf_nodes=None):
+        self.max_depth, self.max_leaf_nodes = max_depth, max_leaf_nodes
+
+    def prepare(self, X, random_state=None):
+        from sklearn.tree import DecisionTreeRegressor
+        from robust_ref.learners import TreeLearner, TreeRule
+        bound = TreeLearner(self.max_depth, self.max_leaf_nodes).prepare(X, random_state)
+        def fit_regression(z, w):
+            tree = DecisionTreeRegressor(max_depth=self.max_depth, max_leaf_nodes=self.max_leaf_nodes,
+                                         random_state=bound._seed()).fit(bound.X, z, sample_weight=w)
+            return TreeRule(tree, "value")
+        bound.fit_regression = fit_regression
+        return bound
