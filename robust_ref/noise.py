@@ -302,7 +302,7 @@ def _check_K(K) -> int:
         raise ValueError(f"K must be an int ≥ 2 (the number of classes); got {K!r}.")
     return int(K)
 
-# %% ../nbs/02_noise.ipynb #c660fbb8
+# %% ../nbs/02_noise.ipynb #892c54c0
 def uniform_transition(K,    # number of classes
                        rate, # corruption rate ρ in [0, (K−1)/K)
                        ) -> np.ndarray:
@@ -316,7 +316,7 @@ def uniform_transition(K,    # number of classes
 def pairwise_transition(K,    # number of classes
                         rate, # probability ρ in [0, 0.5) that class j becomes class j+1 (mod K)
                         ) -> np.ndarray:
-    "Transition matrix of pairwise (pair-flip) noise, class j → j+1 mod K with probability ρ (not in the five papers; Han et al. 2018)."
+    "Transition matrix of pairwise (pair-flip) noise, class j → j+1 mod K with probability ρ (not in the five papers; Han et al. 2018 [@han2018coteaching])."
     K = _check_K(K)
     rate = _check_rate("rate", rate, 0, 0.5, "at ρ ≥ 1/2 class j+1 becomes the most likely noisy label of class j.")
     T = np.eye(K) * (1 - rate)

@@ -840,9 +840,9 @@ def check_archboost_thm4_rate(ns=(2000, 8000), # sample sizes (the slope is fitt
                   [f"excess φ-risk {np.round(ex_phi, 4).tolist()}", f"excess 0-1 risk {np.round(ex_01, 4).tolist()}"],
                   slopes, {"−ε/2": np.full(2, -eps / 2)}, scale, drop, factors, tol=0.0)
 
-# %% ../nbs/80_theory.ipynb #0a3da899
+# %% ../nbs/80_theory.ipynb #67cd031a
 def check_alpha_lemma1(alphas=(0.5, 0.8, 1.0, 2.0, 5.0, np.inf), # α values (½: exponential, 1: logistic, ∞: sigmoid)
-                       zs=tuple(np.linspace(-6.0, 6.0, 25)), # margins
+                       zs=tuple(float(z) for z in np.linspace(-6.0, 6.0, 25)), # margins
                        derivative=None, # the derivative under test, (z, α, order) → values; default `alpha_loss_derivative`
                        h: float = 1e-5, # central-difference step
                        scale: float = 1.0, drop=(), factors=None, # mutation of the finite-difference side
@@ -874,7 +874,7 @@ def _alpha_derivative_comparison(result, order, zs, swapped, scale, drop, factor
 
 _TAIL = np.geomspace(1e-6, 30.0, 40)
 
-def check_alpha_lemma3(zs=tuple(np.r_[-_TAIL[::-1], 0.0, _TAIL]), # margins (all of ℝ)
+def check_alpha_lemma3(zs=tuple(float(z) for z in np.r_[-_TAIL[::-1], 0.0, _TAIL]), # margins (all of ℝ)
                        form: str = "stated", # "stated": |l̃^∞''| ≤ |l̃¹''|; "swapped": the reverse
                        scale: float = 1.0, drop=(), factors=None, # mutation
                       ) -> BoundCheck:
@@ -883,7 +883,7 @@ def check_alpha_lemma3(zs=tuple(np.r_[-_TAIL[::-1], 0.0, _TAIL]), # margins (all
     if form not in ("stated", "swapped"): raise ValueError(f"form must be 'stated' or 'swapped'; got {form!r}.")
     return _alpha_derivative_comparison("α-loss Lemma 3", 2, zs, form == "swapped", scale, drop, factors)
 
-def check_alpha_lemma4(zs=tuple(np.r_[-np.log(2) - _TAIL[::-1], -np.log(2), np.log(2), np.log(2) + _TAIL]), # |z| ≥ ln 2
+def check_alpha_lemma4(zs=tuple(float(z) for z in np.r_[-np.log(2) - _TAIL[::-1], -np.log(2), np.log(2), np.log(2) + _TAIL]), # |z| ≥ ln 2
                        form: str = "stated", # "stated": |z| ≥ ln 2; "all_z": the comparison also claimed for |z| < ln 2
                        scale: float = 1.0, drop=(), factors=None, # mutation
                       ) -> BoundCheck:
@@ -1141,9 +1141,9 @@ def check_meanclf_thm6(eps_values=(0.05, 0.2, 0.5), # margins ε
     return _check(f"Mean classifier Theorem 6 ({form})", labels, q, {"max ℓ01(P, f̃)": t}, scale, drop, factors,
                   sense="=", tol=1e-12)
 
-# %% ../nbs/80_theory.ipynb #c51b1485
+# %% ../nbs/80_theory.ipynb #9e30f1e9
 def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0), # NE loss parameters μ
-                     p_pos=tuple(np.linspace(0, 1, 41)[1:-1]), # positive-class proportions p₊ (pure nodes: both sides 0)
+                     p_pos=tuple(float(p) for p in np.linspace(0, 1, 41)[1:-1]), # positive-class proportions p₊ (pure nodes: both sides 0)
                      form: str = "stated", # "stated": λ = 2e^{−μ}, λ√((1−‖p‖₂²)/2); "lambda_e": λ = e^{−μ}; "no_half": without the /2
                      scale: float = 1.0, drop=(), factors=None, # mutation
                     ) -> BoundCheck:
@@ -1171,9 +1171,9 @@ def check_trees_thm8(mus=(0.0, 0.1, float(np.log(2)), 1.0, float(np.log(4)), 3.0
 # %% ../nbs/80_theory.ipynb #8de14f40
 CHECKS_MORE_A = {}   # (name -> (check, kwargs, test bed, mutations)) for the results of this section
 
-# %% ../nbs/80_theory.ipynb #42c9facb
+# %% ../nbs/80_theory.ipynb #33099210
 def check_alpha_prop1(alphas=(0.3, 0.5, 0.77, 1.0, 1.44, 2.0, 3.0, 10.0, np.inf), # α values (≤ 1: convex; > 1: quasi-convex)
-                      zs=tuple(np.linspace(-50.0, 50.0, 2001)), # margins
+                      zs=tuple(float(z) for z in np.linspace(-50.0, 50.0, 2001)), # margins
                       form: str = "stated", # "stated"; "convex_all": convexity claimed for every α (the plausible misreading)
                       scale: float = 1.0, drop=(), factors=None, # mutation
                      ) -> BoundCheck:
@@ -1322,7 +1322,7 @@ def alpha_thm2_worst_ratio(alpha, # 1 or np.inf
     r = minimize(f, [Z.ravel()[i] - _Z_PREMISE, D.ravel()[i]], method="Nelder-Mead", options=dict(xatol=1e-10, fatol=1e-14))
     return -float(r.fun), _Z_PREMISE + abs(float(r.x[0])), abs(float(r.x[1]))
 
-# %% ../nbs/80_theory.ipynb #ef7a25a0
+# %% ../nbs/80_theory.ipynb #310b6ef6
 def _conservative_family(form="stated") -> list:
     """(name, ℓ(Ŷ) → matrix of ℓ(ŷ, e_j) per candidate row and class column, C, term) of the conservative losses of
     robust trees Theorem 2 / Corollary 2.1: 01, MAE (C = 2), GCE q ≥ 1 (C = 1/q), INF = 1 − ŷ_j (C = 1) and the
@@ -1406,7 +1406,7 @@ def check_trees_thm3(Ks=(2, 3, 5), # numbers of classes
     return _check(f"Robust trees Theorem 3 ({form})", labels, q, {"min over candidates": t}, scale, drop, factors,
                   tol=1e-12)
 
-def check_trees_lemma6(zs=tuple(np.linspace(-5.0, 5.0, 10_001)), # margins z (z = 0 included)
+def check_trees_lemma6(zs=tuple(float(z) for z in np.linspace(-5.0, 5.0, 10_001)), # margins z (z = 0 included)
                        form: str = "stated", # "stated": ℓ(z) = F(−z); "plus_z": ℓ(z) = F(z)
                        scale: float = 1.0, drop=(), factors=None, # mutation (e.g. factors={"U(−1,1) CDF": 2}: the ramp without /2)
                       ) -> BoundCheck:
@@ -2313,7 +2313,7 @@ def check_rmboost_consistency(ns=(10**4, 10**4.5, 10**5, 10**5.5), # sample size
                   [f"mean excess risk {np.round(excess, 5).tolist()}"], [slope], {"rate −½": [-0.5]}, scale, drop,
                   factors, tol=0.0)
 
-# %% ../nbs/80_theory.ipynb #0c20e1e6
+# %% ../nbs/80_theory.ipynb #de8c3505
 def _sym_grid(half_width, step) -> np.ndarray:
     "An exactly symmetric grid (v[::-1] == −v) of the given step on [−half_width, half_width], containing 0."
     w = step * np.arange(1, int(round(half_width / step)) + 1)
@@ -2422,7 +2422,7 @@ def check_archboost_lemma3(gammas=(1.05, 1.3, 1.5, 2.0, 3.0, 6.0), # γ > 1 (avo
     return _check(f"Arch Boost Lemma 3 ({form})", labels, q, terms, scale, drop, factors, sense="=", tol=np.array(tol))
 
 def check_archboost_eq18_G(gammas=(1.5, 2.0, 3.0, 6.0), # γ of φ = 2^γ(1 + e^v)^{−γ}
-                           xs=tuple(np.geomspace(1e-3, 1e3, 25)), # x = e^v
+                           xs=tuple(float(x) for x in np.geomspace(1e-3, 1e3, 25)), # x = e^v
                            form: str = "corrected", # "corrected": G(x) = −2^γγ(x/(1+x)²)^{(γ+1)/2}; "printed": G(x) = x/(1+x)²
                            scale: float = 1.0, drop=(), factors=None, # mutation
                           ) -> BoundCheck:

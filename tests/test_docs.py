@@ -240,9 +240,6 @@ def test_the_raw_repr_check_can_fail():
                                    "planted.K.__init__(w=array([1., 1.]))"]
 
 
-@pytest.mark.xfail(strict=True, reason="robust_ref.theory (chapter 80) has 7 check_* functions whose tuple defaults are "
-                   "np.float64 values (built with np.linspace/np.arange); tuple(float(z) for z in ...) fixes them. Strict: "
-                   "remove this mark once they are fixed.")
 def test_no_numpy_reprs_in_signatures():
     "No public signature of the library has a default that the API docs would print as `np.float64(…)` or `array(…)`."
     import importlib, pkgutil
