@@ -782,7 +782,7 @@ def forest_apply(X, packed: PackedTrees, n_jobs=None) -> np.ndarray:
     try: return _forest_apply(X, packed.left, packed.right, packed.feature, packed.threshold, packed.roots, numba.get_num_threads())
     finally: numba.set_num_threads(before)
 
-# %% ../nbs/03b_tree_builder.ipynb #51bc3fdf
+# %% ../nbs/03b_tree_builder.ipynb #87395017
 _FT32 = np.float32(1e-7)          # scikit-learn's FEATURE_THRESHOLD (a float32: values this close count as equal)
 _EPS = np.finfo(np.float64).eps   # scikit-learn's EPSILON of the tree builders
 
@@ -868,6 +868,15 @@ def _introsort(v, ix, o0, n0, stack):
             while j > 0 and v[o + j - 1] > tv:
                 v[o + j] = v[o + j - 1]; ix[o + j] = ix[o + j - 1]; j -= 1
             v[o + j] = tv; ix[o + j] = ti
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _mse_node(left, right, value, imp, wnode, nsmp, depth, i, par, isl, st, wn, impurity, nns, dep):
+    "Record node `i` (linked to its parent) for both growth orders; returns `i`."
+    if par >= 0:
+        if isl == 1: left[par] = i
+        else: right[par] = i
+    value[i], imp[i], wnode[i], nsmp[i], depth[i] = st / wn, impurity, wn, nns, dep
+    return i
 
 @njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
 def _mse_init(samples, y, w, start, end):
@@ -1030,11 +1039,7 @@ def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
                 pos, bf, bt, il, ir, improvement, nconst = _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end,
                                                                       nconst, impurity, st, sq, wn, wsum, msl, mf)
                 is_leaf = pos >= end or improvement + _EPS < 0.0
-            i = nn; nn += 1
-            if par >= 0:
-                if isl == 1: left[par] = i
-                else: right[par] = i
-            value[i], imp[i], wnode[i], nsmp[i], depth[i] = st / wn, impurity, wn, nns, dep
+            i = _mse_node(left, right, value, imp, wnode, nsmp, depth, nn, par, isl, st, wn, impurity, nns, dep); nn += 1
             if not is_leaf:
                 feat[i], thr[i], impr[i] = bf, bt, improvement
                 sk[top, 0], sk[top, 1], sk[top, 2], sk[top, 3], sk[top, 4], sk[top, 5], skimp[top] = pos, end, dep + 1, i, 0, nconst, ir
@@ -1066,11 +1071,7 @@ def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
                     pos, bf, bt, il, ir, improvement, nconst = _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack,
                                                                           start, end, 0, impurity, st, sq, wn, wsum, msl, mf)
                     is_leaf = pos >= end or improvement + _EPS < 0.0
-                i = nn; nn += 1
-                if par >= 0:
-                    if isl == 1: left[par] = i
-                    else: right[par] = i
-                value[i], imp[i], wnode[i], nsmp[i], depth[i] = st / wn, impurity, wn, nns, dep
+                i = _mse_node(left, right, value, imp, wnode, nsmp, depth, nn, par, isl, st, wn, impurity, nns, dep); nn += 1
                 r_st[i], r_end[i], r_leaf[i] = start, end, is_leaf
                 if is_leaf:
                     r_pos[i], impr[i] = end, 0.0
