@@ -375,10 +375,36 @@ def test_the_text_table_output_check_can_fail():
     assert [f.split(":")[0] for f in found] == ["cell 0", "cell 2"]
 
 
+def uncaptioned_tables(nb) -> list[str]:
+    "`'cell <i>'` for every HTML table in the outputs that has no `<caption>` (a reader must be told what it shows)."
+    bad = []
+    for i, c in enumerate(nb.cells):
+        if c.cell_type != "code": continue
+        for o in c.get("outputs", []):
+            html = o.get("data", {}).get("text/html", "")
+            html = "".join(html) if isinstance(html, list) else html
+            bad += [f"cell {i}" for t in re.findall(r"<table.*?</table>", html, flags=re.S) if "<caption" not in t]
+    return bad
+
+
+def test_the_caption_check_can_fail():
+    "A bare DataFrame's HTML has no caption and is found; the same table through `styled(..., caption=...)` is not."
+    import pandas as pd
+    from robust_ref.statistics import styled
+    df = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    out = lambda html: nbformat.v4.new_code_cell("t", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/html": html, "text/plain": "t"})])
+    nb = nbformat.v4.new_notebook(cells=[out(df.to_html()), out(styled(df, caption="what the rows are").to_html()),
+                                         out(styled(df).to_html())])
+    assert uncaptioned_tables(nb) == ["cell 0", "cell 2"]
+
+
 @pytest.mark.parametrize("name", TABLES_AS_HTML)
 def test_no_text_tables_in_executed_pages(name):
-    "The executed notebook shows no table as plain text (papermill run, cached across the test run)."
+    "The executed notebook shows no table as plain text, and every HTML table has a caption (papermill run, cached)."
     from conftest import execute_once
     executed = nbformat.read(execute_once(book.NBS / name), as_version=4)
     bad = text_table_outputs(executed)
     assert not bad, f"{name}: {len(bad)} outputs are text tables (use display(styled(df, caption=...))):\n  " + "\n  ".join(bad)
+    bad = uncaptioned_tables(executed)
+    assert not bad, f"{name}: HTML tables without a caption in {bad} (use styled(df, caption=...))"
