@@ -14,7 +14,7 @@ from scipy.stats import friedmanchisquare, studentized_range
 # %% auto #0
 __all__ = ['OUTSIDE_STYLE', 'average_ranks', 'FriedmanResult', 'friedman', 'critical_difference', 'nemenyi',
            'plot_critical_difference', 'agreement', 'agreement_counts', 'styled', 'shaded_cells', 'agreement_table',
-           'Claim', 'smallest_degradation', 'among_best', 'vanishing_thresholds', 'provenance_table']
+           'Claim', 'smallest_degradation', 'tradeoff_front', 'among_best', 'vanishing_thresholds', 'provenance_table']
 
 # %% ../nbs/72_statistics.ipynb #872976bf
 def _check_table(table) -> pd.DataFrame:
@@ -226,6 +226,33 @@ def smallest_degradation(deg: pd.DataFrame,                # rows (noise, rate),
     if published is not None and pd.notna(nums.loc[method, "published"]):
         statement += f"; published {nums.loc[method, 'published']:+.2f} pp, measured − published = {nums.loc[method, 'difference']:+.2f} pp"
     return Claim(holds, nums, statement + ".")
+
+# %% ../nbs/72_statistics.ipynb #140c034b
+def tradeoff_front(rank: pd.Series,     # average rank of each method without noise (lower is better)
+                   deg: pd.Series,      # mean error increase of each method under the noise (pp, lower is better)
+                   method: str,         # the method claimed to lie on the front
+                   ) -> Claim:
+    "Is `method` on the Pareto front of (clean rank, degradation), i.e. does no other method dominate it on both?"
+    for name, v in (("rank", rank), ("deg", deg)):
+        if not isinstance(v, pd.Series): raise TypeError(f"{name} must be a pandas Series indexed by method; got {type(v).__name__}.")
+    if set(rank.index) != set(deg.index):
+        raise ValueError(f"rank and deg must cover the same methods; only in rank: {sorted(set(rank.index) - set(deg.index))}, "
+                         f"only in deg: {sorted(set(deg.index) - set(rank.index))}.")
+    if method not in rank.index: raise ValueError(f"method {method!r} is not in rank/deg; methods: {list(rank.index)}.")
+    if len(rank) < 2: raise ValueError("the claim compares methods: rank and deg need at least 2 methods.")
+    nums = pd.DataFrame({"clean rank": rank.astype(float), "increase (pp)": deg.reindex(rank.index).astype(float)})
+    if nums.isna().any().any(): raise ValueError(f"missing values for {list(nums.index[nums.isna().any(axis=1)])}.")
+    r, d = nums["clean rank"], nums["increase (pp)"]
+    dominators = lambda m: [o for o in nums.index if o != m and r[o] <= r[m] and d[o] <= d[m] and (r[o] < r[m] or d[o] < d[m])]
+    nums["dominated by"] = [", ".join(dominators(m)) for m in nums.index]
+    nums["on the front"] = nums["dominated by"] == ""
+    nums = nums.sort_values("increase (pp)")
+    dom = dominators(method)
+    front = list(nums.index[nums["on the front"]])
+    statement = (f"{method} lies on the trade-off front (clean rank {r[method]:.2f}, increase {d[method]:+.2f} pp): "
+                 + ("holds" if not dom else f"does not hold — dominated by {', '.join(dom)}")
+                 + f"; the front: {', '.join(front)}.")
+    return Claim(not dom, nums, statement)
 
 # %% ../nbs/72_statistics.ipynb #9aeaf16d
 def among_best(tables,                 # a blocks × methods DataFrame (lower is better), or {name: DataFrame} for several grids

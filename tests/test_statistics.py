@@ -7,7 +7,7 @@ import pytest
 
 from robust_ref.statistics import (agreement, agreement_counts, agreement_table, average_ranks, critical_difference,
                                    friedman, nemenyi, plot_critical_difference, provenance_table, shaded_cells,
-                                   smallest_degradation, styled)
+                                   smallest_degradation, styled, tradeoff_front)
 
 
 def test_friedman_on_a_hand_computed_table():
@@ -141,6 +141,47 @@ def test_smallest_degradation_bad_input(kw, match):
     with pytest.raises(ValueError, match=match): smallest_degradation(deg, **kw)
     with pytest.raises(TypeError, match="DataFrame"): smallest_degradation(deg.to_numpy(), "RMBoost")
 
+
+
+# The paper's Table 4 (Mazuelas & Álvarez 2025): clean average rank and increase under 10% uniform noise, typed in.
+_PUB_RANK = pd.Series({"RobustBoost": 5.94, "AdaBoost": 2.38, "LPBoost": 6.94, "LogitBoost": 3.63, "GentleBoost": 4.69,
+                       "BrownBoost": 5.50, "Robust-GBDT": 6.63, "XGB-Quad": 6.00, "RMBoost": 3.31})
+_PUB_DEG = pd.Series({"RobustBoost": 3.08, "AdaBoost": 3.88, "LPBoost": 4.39, "LogitBoost": 3.27, "GentleBoost": 3.38,
+                      "BrownBoost": 2.72, "Robust-GBDT": 2.82, "XGB-Quad": 1.65, "RMBoost": 1.71})
+
+
+def test_tradeoff_front_on_the_published_table_4():
+    "By hand: only AdaBoost ranks better than RMBoost (2.38 < 3.31) and it degrades more; only XGB-Quad degrades less and it ranks worse."
+    c = tradeoff_front(_PUB_RANK, _PUB_DEG, "RMBoost")
+    assert c.holds and "holds" in c.statement
+    assert set(c.numbers.index[c.numbers["on the front"]]) == {"AdaBoost", "RMBoost", "XGB-Quad"}
+    assert c.numbers.loc["LogitBoost", "dominated by"] == "RMBoost"      # 3.63 > 3.31 and 3.27 > 1.71
+    # the stronger reading "RMBoost degrades least" is false on the paper's own table (XGB-Quad 1.65 < 1.71)
+    deg = pd.DataFrame([_PUB_DEG], index=pd.MultiIndex.from_tuples([("uniform", 0.1)], names=["noise", "rate"]))
+    assert not smallest_degradation(deg, "RMBoost").holds
+
+
+@pytest.mark.parametrize("method, value", [("AdaBoost", 1.70), ("LogitBoost", 1.0)])
+def test_tradeoff_front_can_fail(method, value):
+    "A plausible error: one method better or equal on both axes (AdaBoost degrading 1.70 < 1.71; LogitBoost 3.63 rank is worse, so it must not dominate)."
+    c = tradeoff_front(_PUB_RANK, _PUB_DEG.replace({_PUB_DEG[method]: value}), "RMBoost")
+    if method == "AdaBoost":
+        assert not c.holds and c.numbers.loc["RMBoost", "dominated by"] == "AdaBoost" and "dominated by AdaBoost" in c.statement
+    else:   # worse rank, smaller increase: RMBoost stays on the front, LogitBoost joins it
+        assert c.holds and c.numbers.loc["LogitBoost", "on the front"]
+
+
+def test_tradeoff_front_ties_do_not_dominate():
+    "Equal on both axes is not domination; equal on one and better on the other is."
+    r, d = pd.Series({"a": 1.0, "b": 1.0}), pd.Series({"a": 2.0, "b": 2.0})
+    assert tradeoff_front(r, d, "a").holds
+    assert not tradeoff_front(r, d.replace({2.0: 2.0}).where(d.index != "b", 1.9), "a").holds
+
+
+def test_tradeoff_front_bad_input():
+    with pytest.raises(ValueError, match="same methods"): tradeoff_front(_PUB_RANK, _PUB_DEG.drop("LPBoost"), "RMBoost")
+    with pytest.raises(ValueError, match="'Nope' is not"): tradeoff_front(_PUB_RANK, _PUB_DEG, "Nope")
+    with pytest.raises(TypeError, match="Series"): tradeoff_front(_PUB_RANK.to_numpy(), _PUB_DEG, "RMBoost")
 
 def test_provenance_table_flattens():
     t = provenance_table({"commit": "abc", "versions": {"numpy": "2.1"}, "wall_time_s": 12.5})
