@@ -179,3 +179,20 @@ def test_figure5_grid_is_the_papers_protocol():
     assert all(m.build(0).get_params()["n_estimators"] == 1000 for m in g.methods.values())
     assert g.methods["RobustBoost"].build(0).get_params()["error_goal"] == 0.1
     assert g.methods["Real AdaBoost"].build(0).get_params()["learning_rate"] == 0.8
+
+
+def test_record_or_live(tmp_path):
+    from robust_ref.experiments.record import record_or_live
+    p = tmp_path / "tiny7.toml"
+    p.write_text('name = "tiny7"\nnoise = ["t4_features"]\nrates = [0.0, 0.1]\nsplits = 2\nmetrics = ["outlier_share"]\n'
+                 '[datasets.h]\ngenerator = "hastie"\nn = 300\n[methods.ARB]\nmethod = "arb_gamma"\nn_estimators = 10\n')
+    g, root = ex.read_grid(p), tmp_path / "rec"
+    live_grid = g.subset(splits=1)
+    rows, rec, scope = record_or_live(g, live_grid, "Table X", root=root, show=False)
+    assert rec is None and len(rows) == 2 and scope == "live slice (reduced CI size: 2 of the grid's 4 tasks)"
+    ex.save_record(ex.run_grid(g, backend="serial", progress=False), "tiny7", grid=p, root=root)
+    rows, rec, scope = record_or_live(g, live_grid, root=root, show=False)
+    assert rec is not None and len(rows) == 4 and scope == "results of record (2 repetitions)"
+    other = ex.Grid({"h": g.datasets["h"]}, list(g.methods.values()), noise=["uniform"], rates=[0.1], name="other")
+    with pytest.raises(ValueError, match="not tasks of grid 'tiny7'"): record_or_live(g, other, root=root, show=False)
+    with pytest.raises(TypeError, match="must be Grids"): record_or_live(g, "slice", root=root, show=False)

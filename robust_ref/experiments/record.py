@@ -26,7 +26,7 @@ from .run import run_grid
 
 # %% auto #0
 __all__ = ['DROPPED_COLUMNS', 'EXACT_COLUMNS', 'ERROR_COLUMNS', 'record_root', 'list_records', 'machine', 'provenance',
-           'save_record', 'load_record', 'record_grid', 'check_against_record', 'refresh_record']
+           'save_record', 'load_record', 'record_grid', 'check_against_record', 'record_or_live', 'refresh_record']
 
 # %% ../../nbs/70g_record.ipynb #4b644a81
 DROPPED_COLUMNS = ("estimator", "params", "worker", "run_id", "grid")  # the grid spec says the first two; the rest are bookkeeping
@@ -224,6 +224,43 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
             lines.append(f"    if the change is intended, refresh its rows: robust-ref record refresh {name} --method {m}")
         raise AssertionError("\n".join(lines))
     return summary
+
+# %% ../../nbs/70g_record.ipynb #56f5e00f
+def record_or_live(grid: Grid,       # the record grid (its name is the record's name)
+                   live_grid: Grid,  # the live slice: a subset of `grid` (same task keys)
+                   what: str = "",   # what the numbers are for, e.g. "Table 6", for the no-record note
+                   root=None,        # default `record_root()`
+                   show: bool = True, # display the provenance and the check (or the no-record note) in a notebook
+                   ) -> tuple:
+    "Run `live_grid`; with a record of `grid`, check it against the record (exactly). Returns (rows to show, record or None, scope label)."
+    if not isinstance(grid, Grid) or not isinstance(live_grid, Grid):
+        raise TypeError("grid and live_grid must be Grids (the record grid and a subset of it, e.g. grid.subset(splits=1)).")
+    t0 = time.perf_counter()
+    live = run_grid(live_grid, None, backend="serial", progress=False)
+    failed = live[live.status != "ok"]
+    if len(failed): raise AssertionError(f"{len(failed)} live task(s) failed: {failed[['method', 'rate', 'error']].head(3).to_dict('records')}")
+    stray = set(live.task_id) - {t.task_id for t in grid.tasks()}
+    if stray: raise ValueError(f"{len(stray)} live task(s) are not tasks of grid {grid.name!r}: build the live slice with grid.subset(...).")
+    print(f"live slice: {len(live)} tasks in {time.perf_counter() - t0:.0f} s")
+    display = _display if show else (lambda *a: None)
+    if grid.name not in list_records(root):
+        from IPython.display import Markdown
+        display(Markdown(f"**No record yet.** `record/{grid.name}/` does not exist, so the {what + ' ' if what else ''}numbers "
+                         f"below are the **live slice only — reduced CI size** ({len(live)} tasks of the {len(grid)}-task grid): "
+                         "single draws, no standard deviations. It is not a reproduction."))
+        return live, None, f"live slice (reduced CI size: {len(live)} of the grid's {len(grid)} tasks)"
+    from robust_ref.statistics import provenance_table, styled
+    rec, prov = load_record(grid.name, root)
+    checked = check_against_record(live, grid.name, root=root)   # raises naming the method and its refresh command
+    if checked["shared"].sum() != len(live):
+        raise AssertionError(f"only {int(checked['shared'].sum())} of the {len(live)} live tasks are in record {grid.name!r}.")
+    display(provenance_table(prov, f"Provenance of the results of record {grid.name} ({len(rec)} tasks)"))
+    display(styled(checked, f"The live slice against the record {grid.name}: tasks shared and agreeing exactly, per method"))
+    return rec, rec, f"results of record ({rec.split.nunique()} repetitions)"
+
+def _display(*objs):
+    from IPython.display import display
+    display(*objs)
 
 # %% ../../nbs/70g_record.ipynb #e4059e53
 def _method_grid(grid: Grid, method: str) -> Grid:
