@@ -196,3 +196,37 @@ def test_record_or_live(tmp_path):
     other = ex.Grid({"h": g.datasets["h"]}, list(g.methods.values()), noise=["uniform"], rates=[0.1], name="other")
     with pytest.raises(ValueError, match="not tasks of grid 'tiny7'"): record_or_live(g, other, root=root, show=False)
     with pytest.raises(TypeError, match="must be Grids"): record_or_live(g, "slice", root=root, show=False)
+
+
+def test_sklearn_datasets_as_loaders_and_in_grid_files(tmp_path):
+    from sklearn.datasets import load_breast_cancer
+    from robust_ref.experiments.grid import sklearn_dataset
+    X, y = sklearn_dataset("breast_cancer")()
+    Xr, yr = load_breast_cancer(return_X_y=True)
+    assert np.array_equal(X, Xr) and np.array_equal(y, yr) and X.shape == (569, 30)
+    from robust_ref.experiments.grid import sklearn_dataset
+    assert sklearn_dataset("breast_cancer") == sklearn_dataset("breast_cancer") and repr(sklearn_dataset("breast_cancer")) == "sklearn:breast_cancer"
+    with pytest.raises(ValueError, match=r"unknown scikit-learn dataset 'breast'.*did you mean 'breast_cancer'"): sklearn_dataset("breast")
+    p = tmp_path / "g.toml"
+    p.write_text('[datasets.wdbc]\nsklearn = "breast_cancer"\nn = 3\n[methods.tree]\n')
+    with pytest.raises(ValueError, match=r"g.toml:1: key 'wdbc'.*takes only sklearn.*remove 'n'"): ex.read_grid(p)
+
+
+def test_alpha_breast_cancer_grid_is_the_papers_protocol():
+    g = ex.read_grid(ex.example_grids()["alpha_breast_cancer"])
+    assert g.name == "alpha_breast_cancer" and len(g) == 400 and repr(g.datasets["wdbc"]) == "sklearn:breast_cancer"
+    assert (list(g.noise), g.rates, g.seeds, g.splits, g.test_size) == (["uniform_iid"], [0.0, 0.1, 0.2, 0.3], [0], 20, 0.3)
+    params = {m: g.methods[m].build(0).get_params() for m in g.methods}
+    assert {m: (p["alpha"], p["n_estimators"]) for m, p in params.items()} == {
+        "α=0.5": (0.5, 100), "α=1": (1.0, 100), "α=2": (2.0, 100), "α=5": (5.0, 100), "α=10": (10.0, 100)}
+
+
+def test_run_record_runs_resumably_and_saves_once(tmp_path, capsys):
+    from robust_ref.experiments.record import run_record
+    p = tmp_path / "tiny8.toml"
+    p.write_text('name = "tiny8"\nrates = [0.0, 0.1]\n[datasets.h]\ngenerator = "hastie"\nn = 200\n[methods.tree]\n')
+    root, out = tmp_path / "rec", tmp_path / "results"
+    folder = run_record(p, out, n_jobs=1, root=root)
+    assert folder == out / "tiny8" and ex.list_records(root) == ["tiny8"] and len(ex.load_record("tiny8", root)[0]) == 2
+    run_record(p, out, n_jobs=1, root=root)                     # again: nothing to run, the record is kept
+    assert "record tiny8 exists" in capsys.readouterr().out

@@ -22,10 +22,11 @@ from ..noise import apply_noise, contaminate_features
 from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 
 # %% auto #0
-__all__ = ['NOISE', 'GENERATORS', 'METRICS', 'Corruption', 'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'Grid',
-           'validate_method', 'read_grid', 'example_grids', 'example_grid']
+__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRICS', 'Corruption', 'sklearn_dataset', 'generated_dataset',
+           'drawn_dataset', 'Task', 'outlier_share', 'Grid', 'validate_method', 'read_grid', 'example_grids',
+           'example_grid']
 
-# %% ../../nbs/70b_grid.ipynb #c0b3f271
+# %% ../../nbs/70b_grid.ipynb #29a3c33d
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
 def _noise_uniform(y, rate, *, X, random_state): return apply_noise("uniform", y, rate, random_state=random_state).y
 def _noise_cc(y, rate, *, X, random_state): return apply_noise("class_conditional", y, rate, rate / 2, random_state=random_state).y
@@ -105,6 +106,28 @@ class _Generated(_Loader):
     def __eq__(self, other): return isinstance(other, _Generated) and other._id() == self._id()
     def __hash__(self): return hash(("_Generated",) + self._id())
     def __repr__(self): return f"generated:{self.generator}({', '.join(f'{k}={v!r}' for k, v in sorted(self.params.items()))})"
+
+SKLEARN_DATASETS = {"breast_cancer": "load_breast_cancer"}   # binary datasets shipped with scikit-learn (WDBC: 569 × 30)
+
+class _Sklearn(_Loader):
+    "Loader of a dataset shipped with scikit-learn (`SKLEARN_DATASETS`); equal by name."
+    def __init__(self, name: str):
+        if name not in SKLEARN_DATASETS:
+            raise ValueError(f"unknown scikit-learn dataset {name!r}{_did_you_mean(name, SKLEARN_DATASETS)}; "
+                             f"scikit-learn datasets: {', '.join(SKLEARN_DATASETS)}.")
+        self.name = name
+    def __call__(self):
+        import sklearn.datasets
+        X, y = getattr(sklearn.datasets, SKLEARN_DATASETS[self.name])(return_X_y=True)
+        return np.asarray(X, dtype=float), np.asarray(y)
+    def __eq__(self, other): return isinstance(other, _Sklearn) and other.name == self.name
+    def __hash__(self): return hash(("_Sklearn", self.name))
+    def __repr__(self): return f"sklearn:{self.name}"
+
+def sklearn_dataset(name: str, # a name of `SKLEARN_DATASETS`
+                   ) -> _Sklearn:
+    "A dataset shipped with scikit-learn as a grid loader, e.g. `Grid({'wdbc': sklearn_dataset('breast_cancer')}, ...)`."
+    return _Sklearn(_check_str(name, "scikit-learn dataset name"))
 
 def generated_dataset(generator: str, # a name of `GENERATORS`
                       **params) -> _Generated:
@@ -399,7 +422,7 @@ class Grid:
         "Read a grid from a TOML (`.toml`) or YAML (`.yaml`/`.yml`, needs PyYAML) file."
         return read_grid(path)
 
-# %% ../../nbs/70b_grid.ipynb #2c90e9e7
+# %% ../../nbs/70b_grid.ipynb #7e87cd3a
 _GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train", "curve_rounds",
               "metrics")
 
@@ -495,7 +518,11 @@ def _file_datasets(raw, where):
                              f"generator = one of {', '.join(GENERATORS)} and its parameters; got {spec!r}.")
         spec = dict(spec)
         try:
-            if spec and ("n_train" in spec or "n_test" in spec):   # drawn afresh for every partition
+            if "sklearn" in spec:   # a dataset shipped with scikit-learn
+                extra = [k for k in spec if k != "sklearn"]
+                if extra: raise ValueError(f"a scikit-learn dataset takes only sklearn = one of {', '.join(SKLEARN_DATASETS)}; remove {extra[0]!r}.")
+                out[name] = sklearn_dataset(spec["sklearn"])
+            elif spec and ("n_train" in spec or "n_test" in spec):   # drawn afresh for every partition
                 gen = spec.pop("generator", None)
                 missing = [k for k in ("n_train", "n_test") if k not in spec]
                 if missing: raise ValueError(f"a dataset drawn per partition needs both n_train and n_test; {missing[0]} is missing.")

@@ -26,7 +26,8 @@ from .run import run_grid
 
 # %% auto #0
 __all__ = ['DROPPED_COLUMNS', 'EXACT_COLUMNS', 'ERROR_COLUMNS', 'record_root', 'list_records', 'machine', 'provenance',
-           'save_record', 'load_record', 'record_grid', 'check_against_record', 'record_or_live', 'refresh_record']
+           'save_record', 'load_record', 'record_grid', 'check_against_record', 'record_or_live', 'run_record',
+           'refresh_record']
 
 # %% ../../nbs/70g_record.ipynb #4b644a81
 DROPPED_COLUMNS = ("estimator", "params", "worker", "run_id", "grid")  # the grid spec says the first two; the rest are bookkeeping
@@ -225,7 +226,7 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
         raise AssertionError("\n".join(lines))
     return summary
 
-# %% ../../nbs/70g_record.ipynb #56f5e00f
+# %% ../../nbs/70g_record.ipynb #82ca1bff
 def record_or_live(grid: Grid,       # the record grid (its name is the record's name)
                    live_grid: Grid,  # the live slice: a subset of `grid` (same task keys)
                    what: str = "",   # what the numbers are for, e.g. "Table 6", for the no-record note
@@ -261,6 +262,22 @@ def record_or_live(grid: Grid,       # the record grid (its name is the record's
 def _display(*objs):
     from IPython.display import display
     display(*objs)
+
+def run_record(grid_file,             # the record grid's file (.toml/.yaml); the record is named after the grid
+               out=None,              # parent folder of the results folders (default: results/ next to record_root())
+               *, n_jobs: int = -1,   # joblib processes
+               root=None,             # default `record_root()`
+               ) -> Path:
+    "A page's `full=True`: run every task of the grid into `<out>/<grid name>` (resumable), then save it as the record if there is none yet."
+    grid = read_grid(grid_file)
+    folder = (Path(out) if out else record_root(root).parent / "results") / grid.name
+    t0 = time.perf_counter()
+    run_grid(grid, folder, backend="joblib", n_jobs=n_jobs, progress=True)
+    print(f"full grid {grid.name} run in {time.perf_counter() - t0:.0f} s into {folder}")
+    if grid.name in list_records(root):
+        print(f"record {grid.name} exists: refresh one method with `robust-ref record refresh {grid.name} --method M`")
+    else: print("record written to", save_record(folder, grid.name, grid=grid_file, root=root))
+    return folder
 
 # %% ../../nbs/70g_record.ipynb #e4059e53
 def _method_grid(grid: Grid, method: str) -> Grid:
