@@ -83,7 +83,7 @@ def test_outlier_share_bad_input():
     with pytest.raises(ValueError, match=r"unknown metric 'outlier_shar'.*did you mean 'outlier_share'"): _small(metrics=["outlier_shar"])
     with pytest.raises(ValueError, match="its parameters: threshold"): _small(metrics={"outlier_share": {"thresh": 0.5}})
     with pytest.raises(TypeError, match="metrics must be"): _small(metrics=3)
-    assert set(METRICS) == {"outlier_share"}
+    assert set(METRICS) == {"outlier_share", "coef_mse"}
 
 
 def test_metrics_change_neither_keys_ids_nor_seeds_nor_errors():
@@ -230,3 +230,43 @@ def test_run_record_runs_resumably_and_saves_once(tmp_path, capsys):
     assert folder == out / "tiny8" and ex.list_records(root) == ["tiny8"] and len(ex.load_record("tiny8", root)[0]) == 2
     run_record(p, out, n_jobs=1, root=root)                     # again: nothing to run, the record is kept
     assert "record tiny8 exists" in capsys.readouterr().out
+
+
+def test_coef_mse_by_hand_and_bad_input():
+    from robust_ref.experiments.grid import coef_mse
+
+    class Lin:
+        intercept_, coef_, alpha = np.array([-1.0]), np.array([[3.0, 1.0]]), 2.0
+    got = coef_mse(Lin(), None, None, None, reference=[-2.0, 2.0, 2.0], scale_by="alpha")
+    assert got["coef_mse"] == pytest.approx((1 + 1 + 1) / 3)                              # (−1+2)², (3−2)², (1−2)²
+    assert got["coef_mse_scaled"] == pytest.approx(((-0.5 + 2) ** 2 + (1.5 - 2) ** 2 + (0.5 - 2) ** 2) / 3)
+    assert np.isnan(coef_mse(Lin(), None, None, None, reference=[-2, 2, 2])["coef_mse_scaled"])
+    with pytest.raises(ValueError, match="has 3 parameters .* reference has 2"): coef_mse(Lin(), None, None, None, reference=[1, 2])
+    with pytest.raises(TypeError, match="intercept_ and coef_"): coef_mse(object(), None, None, None, reference=[1])
+    with pytest.raises(ValueError, match="reference must be a non-empty list"): _small(metrics={"coef_mse": {"reference": "x"}})
+    with pytest.raises(ValueError, match="missing a required argument: 'reference'"): _small(metrics=["coef_mse"])
+
+
+def test_alpha_gauss_mixture_grid_is_the_papers_protocol():
+    from robust_ref.datasets import GaussWorld
+    g = ex.read_grid(ex.example_grids()["alpha_gauss_mixture"])
+    assert g.name == "alpha_gauss_mixture" and len(g) == 16 * 5 * 30
+    assert (list(g.noise), g.rates, g.splits) == (["uniform_iid"], [0.0, 0.1, 0.2, 0.3, 0.4], 30)
+    gw = GaussWorld(mean=(1.0, 1.0), prior=0.14)
+    ref = dict(dict(g.metrics)["coef_mse"])
+    assert np.allclose(ref["reference"], np.r_[gw.bayes_coef()[0], gw.bayes_coef()[1]]) and ref["scale_by"] == "alpha"
+    X, y = g.datasets["gmm"](random_state=3)
+    Xr, yr = gw.sample(12000, random_state=3)
+    assert np.array_equal(X, Xr) and np.array_equal(y, yr)
+    for name, m in g.methods.items():
+        est = m.build(0)
+        final = est.steps[-1][1].get_params()
+        assert est.steps[0][1] == "passthrough" and final["C"] == np.inf and final["alpha"] == float(name.split("=")[1])
+        assert (final["solver"], final["max_iter"]) == (("gd", 2000) if name.startswith("GD") else ("lbfgs", 2000))
+        if name.startswith("GD"): assert (final["lr"], final["init"], final["random_state"]) == (0.01, "uniform01", 0)
+
+
+def test_coef_mse_in_a_task_row_is_reproducible():
+    g = ex.read_grid(ex.example_grids()["alpha_gauss_mixture"]).subset(methods=["GD α=2", "L-BFGS α=1"], rates=[0.1], splits=1)
+    a, b = (ex.run_grid(g, backend="serial", progress=False) for _ in range(2))
+    assert (a.status == "ok").all() and a.coef_mse.tolist() == b.coef_mse.tolist() and a.coef_mse_scaled.notna().all()

@@ -23,10 +23,10 @@ from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 
 # %% auto #0
 __all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRICS', 'Corruption', 'sklearn_dataset', 'generated_dataset',
-           'drawn_dataset', 'Task', 'outlier_share', 'Grid', 'validate_method', 'read_grid', 'example_grids',
-           'example_grid']
+           'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'Grid', 'validate_method', 'read_grid',
+           'example_grids', 'example_grid']
 
-# %% ../../nbs/70b_grid.ipynb #29a3c33d
+# %% ../../nbs/70b_grid.ipynb #76d29eee
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
 def _noise_uniform(y, rate, *, X, random_state): return apply_noise("uniform", y, rate, random_state=random_state).y
 def _noise_cc(y, rate, *, X, random_state): return apply_noise("class_conditional", y, rate, rate / 2, random_state=random_state).y
@@ -81,10 +81,15 @@ def _quantiles(n: int, random_state=0, n_features: int = 20, cov: float = 2.0):
     from robust_ref.datasets import make_quantiles
     return make_quantiles(n, n_features=n_features, cov=cov, random_state=random_state)
 
+def _gauss_mixture(n: int, random_state=0, mean=(1.0, 0.5), prior: float = 0.5):
+    from robust_ref.datasets import GaussWorld
+    return GaussWorld(mean=tuple(mean), prior=prior).sample(n, random_state=random_state)
+
 GENERATORS = {"long_servedio": _long_servedio,              # robust_ref.datasets.make_long_servedio(n, version=, gamma=)
               "make_classification": _make_classification,  # sklearn.datasets.make_classification(n_samples=n, ...)
               "hastie": _hastie,                            # robust_ref.datasets.make_hastie(n): Hastie-10-2
-              "quantiles": _quantiles}                      # robust_ref.datasets.make_quantiles(n, n_features=, cov=)
+              "quantiles": _quantiles,                      # robust_ref.datasets.make_quantiles(n, n_features=, cov=)
+              "gauss_mixture": _gauss_mixture}              # robust_ref.datasets.GaussWorld(mean=, prior=).sample(n)
 
 class _Generated(_Loader):
     "Loader of a synthetic dataset: a generator of `GENERATORS` with fixed parameters (random_state 0 unless given)."
@@ -204,7 +209,7 @@ class Task:
         return dict(out, noise=derive_seed("noise", *base, *cap, self.noise, self.rate),
                     fit=derive_seed("fit", *base, *cap, self.noise, self.rate, self.method.name) % 2**32)
 
-# %% ../../nbs/70b_grid.ipynb #5dee6de7
+# %% ../../nbs/70b_grid.ipynb #7f1c9efc
 def _check_threshold(threshold: float = 0.75):
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 < threshold < 1:
         raise ValueError(f"outlier_share: threshold must be a fraction of the rounds in (0, 1), e.g. 0.75 (600 of 800); got {threshold!r}.")
@@ -231,7 +236,37 @@ def outlier_share(est,                 # a fitted ensemble with `staged_predict`
 outlier_share.columns = ("outlier_share", "outlier_T", "outlier_T_o")   # the row columns it writes
 outlier_share.check_params = _check_threshold                               # validates its parameters without a model
 
-METRICS = {"outlier_share": outlier_share}
+def _check_reference(reference=None, scale_by=None):
+    if not isinstance(reference, (list, tuple)) or not reference or any(
+            isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) for v in reference):
+        raise ValueError(f"coef_mse: reference must be a non-empty list of finite numbers (intercept first, then the "
+                         f"coefficients), e.g. [-1.815, 2.0, 2.0]; got {reference!r}.")
+    if scale_by is not None and (not isinstance(scale_by, str) or not scale_by.isidentifier()):
+        raise ValueError(f"coef_mse: scale_by must name a parameter of the model (e.g. 'alpha') or be absent; got {scale_by!r}.")
+
+def coef_mse(est,                  # a fitted linear classifier (or a Pipeline ending in one) with intercept_ and coef_
+             X, y, corrupted,      # unused: the metric is a function of the fitted parameters only
+             reference,            # the target parameters: [intercept, coef_1, …, coef_d]
+             scale_by: str | None = None, # also report the MSE of θ / (this parameter of the model), e.g. 'alpha'
+             ) -> dict:
+    "MSE of the fitted (intercept, coefficients) to `reference` [@sypherd2023alpha, Fig. 7]; with `scale_by`, also of θ divided by that parameter."
+    _check_reference(reference, scale_by)
+    final = est.steps[-1][1] if hasattr(est, "steps") else est
+    if not (hasattr(final, "coef_") and hasattr(final, "intercept_")):
+        raise TypeError(f"coef_mse needs a linear model with intercept_ and coef_; {type(final).__name__} has none.")
+    theta = np.r_[np.ravel(final.intercept_), np.ravel(final.coef_)].astype(float)
+    ref = np.asarray(reference, dtype=float)
+    if theta.shape != ref.shape:
+        raise ValueError(f"coef_mse: the model has {len(theta)} parameters (intercept and {len(theta) - 1} coefficients) but "
+                         f"reference has {len(ref)}.")
+    out = dict(coef_mse=float(np.mean((theta - ref) ** 2)), coef_mse_scaled=float("nan"))
+    if scale_by is not None: out["coef_mse_scaled"] = float(np.mean((theta / float(getattr(final, scale_by)) - ref) ** 2))
+    return out
+
+coef_mse.columns = ("coef_mse", "coef_mse_scaled")
+coef_mse.check_params = _check_reference
+
+METRICS = {"outlier_share": outlier_share, "coef_mse": coef_mse}
 
 def _metrics(metrics) -> tuple:
     "A grid's metrics as ((name, ((param, value), ...)), ...) from None, names, or a {name: {param: value}} mapping."
