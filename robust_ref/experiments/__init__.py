@@ -9,20 +9,22 @@ __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassif
            'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times', 'plot_error_curves',
            'plot_tradeoff', 'report', 'GENERATORS', 'generated_dataset', 'drawn_dataset', 'staged_test_errors',
            'curve_summary', 'level_claim', 'ordering_claim', 'plot_round_curves', 'save_record', 'load_record',
-           'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root']
+           'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root', 'METRICS',
+           'Corruption', 'outlier_share', 'coef_mse', 'sklearn_dataset', 'record_or_live', 'run_record']
 
-# %% ../../nbs/70_experiments.ipynb #bf6039ca
+# %% ../../nbs/70_experiments.ipynb #bb62b9a1
 from .registry import (Method, QuadBoostClassifier, XGBQuadClassifier, available_methods, get_method,
                                              list_methods)
-from .grid import (GENERATORS, NOISE, Grid, Task, example_grid, example_grids, generated_dataset, drawn_dataset, read_grid,
-                                         validate_method)
+from .grid import (GENERATORS, METRICS, NOISE, Corruption, Grid, Task, coef_mse, example_grid,
+                                         example_grids, generated_dataset, drawn_dataset, outlier_share, read_grid,
+                                         sklearn_dataset, validate_method)
 from .store import ROW_COLUMNS, VOLATILE_COLUMNS, ResultStore, load_results, versions
 from .run import method_figures, run_grid, run_task, staged_test_errors
 from .summaries import (average_ranks, curve_summary, degradation, error_table, failures, fit_times,
                                              level_claim, ordering_claim, summarise)
 from .plots import plot_error_curves, plot_round_curves, plot_tradeoff, report
-from .record import (check_against_record, list_records, load_record, record_grid, record_root,
-                                           refresh_record, save_record)
+from .record import (check_against_record, list_records, load_record, record_grid, record_or_live,
+                                           record_root, refresh_record, run_record, save_record)
 
 _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifier", "QuadBoostClassifier", "available_methods",
          "list_methods", "get_method", "Task", "method_figures", "run_task", "Grid", "validate_method", "read_grid",
@@ -30,4 +32,5 @@ _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifie
          "summarise", "error_table", "average_ranks", "degradation", "fit_times", "plot_error_curves",
          "plot_tradeoff", "report", "GENERATORS", "generated_dataset", "drawn_dataset", "staged_test_errors",
          "curve_summary", "level_claim", "ordering_claim", "plot_round_curves", "save_record", "load_record",
-         "check_against_record", "refresh_record", "record_grid", "list_records", "record_root"]
+         "check_against_record", "refresh_record", "record_grid", "list_records", "record_root",
+         "METRICS", "Corruption", "outlier_share", "coef_mse", "sklearn_dataset", "record_or_live", "run_record"]
