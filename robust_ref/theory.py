@@ -1507,6 +1507,7 @@ def _rff(X, W):
     Z = X @ W.T
     return np.hstack([np.cos(Z), np.sin(Z)]) / np.sqrt(W.shape[0])
 
+# %% ../nbs/80_theory.ipynb #1f242c4b
 def check_meanclf_thm1(M: int = 50, # atoms
                        n_f: int = 2000, # random f ∈ [−1, 1]^M (half with 30% of the entries exactly 0)
                        tie: str = "half", # value of ℓ01 at a zero score: "half" (the theorem's reading) or "error" (mutation)
@@ -1533,6 +1534,7 @@ def check_meanclf_thm1(M: int = 50, # atoms
     return _check(f"Mean classifier Theorem 1 (tie={tie})", labels, q, {"linear regret": lin}, scale, drop, factors,
                   tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #34b6465c
 def check_meanclf_thm2(n: int = 500, D: int = 20, # sample size, feature dimension
                        n_candidates: int = 10_000, # random ω in the unit ball
                        form: str = "stated", # "stated": min = 1 − ‖ω_S‖; "squared": 1 − ‖ω_S‖²
@@ -1555,6 +1557,7 @@ def check_meanclf_thm2(n: int = 500, D: int = 20, # sample size, feature dimensi
     return _check(f"Mean classifier Theorem 2 ({form})", ["min over the ball"], [float(loss.min())],
                   {"1 − ‖ω_S‖": [1 - (nw if form == "stated" else nw**2)]}, scale, drop, factors, sense="=", tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #7abcc825
 def check_meanclf_thm4(ns=(100, 1000, 10_000), # sample sizes
                        deltas=(0.1, 1e-2, 1e-4, 1e-6, 1e-8), # failure probabilities
                        variant: str = "corrected", # "corrected": 1/√n + √(2 log(1/δ)/n); "paper": 2/√n + √(log(2/δ)/(2n))
@@ -1579,6 +1582,7 @@ def check_meanclf_thm4(ns=(100, 1000, 10_000), # sample sizes
     return _check(f"Mean classifier Theorem 4 ({variant})", labels, q, {"E‖ω_S − ω_P‖": t1, "deviation": t2},
                   scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #415ac289
 _T21_PSI = np.array([[1.0, -1.0, 1.0, -1.0], [1.0, -1.0, -1.0, 1.0]])   # y φ_i(x) on the cells (x₁,+), (x₁,−), (x₂,+), (x₂,−)
 
 def check_meanclf_thm5(cases=((18, (0.274, 0.258, 0.081, 0.387), 1e-8), (15, (0.223, 0.13, 0.573, 0.074), 1e-8),
@@ -1611,6 +1615,7 @@ def check_meanclf_thm5(cases=((18, (0.274, 0.258, 0.081, 0.387), 1e-8), (15, (0.
     return _check(f"Mean classifier Theorem 5 (k={k_in_bound}, {variant})", labels, q, {"PAC-Bayes": term}, scale, drop,
                   factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #22462b4e
 def check_meanclf_eq34(k: int = 3, D: int = 10, n: int = 200, # feature maps, RFF pairs per map, sample size
                        n_candidates: int = 10_000, # random (α, ω¹..ωᵏ) in the convex-hull class
                        form: str = "stated", # "stated": min_i (1 − ‖ω_S^i‖); "squared": min_i (1 − ‖ω_S^i‖²); "max": max_i (1 − ‖ω_S^i‖)
@@ -1640,6 +1645,7 @@ def check_meanclf_eq34(k: int = 3, D: int = 10, n: int = 200, # feature maps, RF
     return _check(f"Mean classifier §3.4 identity ({form})", ["min over the class"], [float((1 - vals).min())],
                   {"min_i (1 − ‖ω_S^i‖)": [float(claim)]}, scale, drop, factors, sense="=", tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #c24b32e3
 def check_meanclf_kde(h: float = 0.7, # Gaussian bandwidth
                       n_pos: int = 60, n_neg: int = 140, n_test: int = 2000, # unbalanced classes, test points
                       form: str = "stated", # "stated"; "uniform_priors": ½p̂₊ − ½p̂₋; "bandwidth": KDE with bandwidth √2·h
@@ -1668,6 +1674,7 @@ def check_meanclf_kde(h: float = 0.7, # Gaussian bandwidth
     return _check(f"Mean classifier §3.3 KDE claim ({form})", [f"test point {i}" for i in range(n_test)], np.sign(mc),
                   {"KDE label": np.sign(kde)}, scale, drop, factors, sense="=", tol=0.0)
 
+# %% ../nbs/80_theory.ipynb #7d522330
 def _thm6_sample(n_clean=100, n_flipped=3, random_state=17):
     """A sample in ℝ² (‖φ‖ ≤ 1): clean points y·(0.55 + 0.3u, 0.1 + 0.3v) and `n_flipped` points −y·(0.02, 0.8) that
     ω_S misclassifies by a small margin (≈ −0.07), while every other margin is ≥ 0.3."""
@@ -1707,6 +1714,7 @@ def check_meanclf_thm6_sample(eps_fraction: float = 0.99, # ε = eps_fraction ·
     t = np.r_[0.0, np.zeros(len(C)) if form == "printed" else np.full(len(C), leps)]
     return _check(f"Mean classifier Theorem 6 (iv) ({form})", labels, q, {"ℓ_ε(S, ω_S)": t}, scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #24689b28
 def check_meanclf_thm21_mc(betas=(0.5, 1.0, 2.0), # inverse temperatures β
                            mix=(0.3, 0.7), # α(S): the mixture over k = 2 feature maps
                            M: int = 30, D: int = 10, # atoms, RFF pairs per map
@@ -1749,6 +1757,7 @@ def check_meanclf_thm21_mc(betas=(0.5, 1.0, 2.0), # inverse temperatures β
     return _check(f"Mean classifier Theorem 21, annealed loss ({form})", labels, q, {"closed form": t}, scale, drop,
                   factors, sense="=", tol=np.array(tol))
 
+# %% ../nbs/80_theory.ipynb #f3db8230
 def check_meanclf_lemma7(M: int = 60, h: float = 1.5, # atoms (deterministic labels), Gaussian bandwidth
                          n_Q: int = 200, # random contaminations Q ~ Dirichlet(0.2) over atoms × labels
                          sigma_factor: float = 0.999, # σ = sigma_factor · Γ/‖ω_P − ω_Q‖ (the lemma needs < 1)
@@ -1784,6 +1793,7 @@ def check_meanclf_lemma7(M: int = 60, h: float = 1.5, # atoms (deterministic lab
                   {"ℓ01(P, ω_P)": np.zeros(len(q)) if form == "printed" else np.full(len(q), r0)}, scale, drop, factors,
                   tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #a5dfb31f
 def check_meanclf_thm8(sigmas=(0.1, 0.3, 0.45), # symmetric flip rates
                        M: int = 40, h: float = 0.5, # atoms, Gaussian bandwidth
                        form: str = "stated", # "stated": f_{P_σ} = (1 − 2σ) f_P; "one_minus_sigma": (1 − σ) f_P
@@ -1810,6 +1820,7 @@ def check_meanclf_thm8(sigmas=(0.1, 0.3, 0.45), # symmetric flip rates
     return _check(f"Mean classifier Theorem 8 ({form})", labels, q, {"(1 − 2σ) f_P": t1, "ℓ01(P, f_P)": t2}, scale,
                   drop, factors, sense="=", tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #a77340d8
 def _random_score_pairs(n_pairs, rng, atoms=4, zero_atoms=False):
     "n_pairs pairs (Q, Q') of finite score-label distributions: scores U[−3, 3] (some 0 if asked), labels ±1, Dirichlet masses."
     v = rng.uniform(-3, 3, (n_pairs, 2, atoms))
@@ -1831,6 +1842,7 @@ def _order_flips(ell, ell2, v, y, q, sigma=None):
     d1, d2 = r1[:, 0] - r1[:, 1], r2[:, 0] - r2[:, 1]
     return int(np.sum((np.abs(d1) >= 1e-9) & (np.abs(d2) >= 1e-9) & (np.sign(d1) != np.sign(d2))))
 
+# %% ../nbs/80_theory.ipynb #0eb9fd79
 def check_meanclf_thm13(n_pairs: int = 20_000, # random pairs (Q, Q') of 4-atom score-label distributions
                         form: str = "stated", # "stated": robust iff ℓ(1, v) + ℓ(−1, v) is constant; "difference": iff ℓ(1, v) − ℓ(−1, v) is constant
                         random_state: int = 31, # seed
@@ -1855,6 +1867,7 @@ def check_meanclf_thm13(n_pairs: int = 20_000, # random pairs (Q, Q') of 4-atom 
     return _check(f"Mean classifier Theorem 13 ({form})", labels, qv, {"sum not constant": t}, scale, drop, factors,
                   sense="=", tol=0.0)
 
+# %% ../nbs/80_theory.ipynb #fee54565
 def check_meanclf_lemma12(sigmas=(0.1, 0.3, 0.45), # flip rates
                           n_Q: int = 50, # random 4-atom score-label distributions
                           rate_factor: float = 1.0, # mutation: ℓ_σ built for the rate rate_factor·σ
@@ -1888,6 +1901,7 @@ def check_meanclf_lemma12(sigmas=(0.1, 0.3, 0.45), # flip rates
                   {"E_Q ℓ": t1, "ℓ/(1−2σ)": t2, "−σC/(1−2σ)": t3}, scale, drop, factors, sense="=",
                   tol=1e-12 * (1 + np.abs(q)))
 
+# %% ../nbs/80_theory.ipynb #f844384b
 def check_meanclf_lemma23(n_pairs: int = 10_000, # random pairs of 4-atom score-label distributions
                           form: str = "stated", # "stated": order equivalent iff ℓ₂ = aℓ₁ + b with a > 0; "any_a": with a ≠ 0
                           random_state: int = 41, # seed
@@ -1913,6 +1927,7 @@ def check_meanclf_lemma23(n_pairs: int = 10_000, # random pairs of 4-atom score-
     return _check(f"Mean classifier Lemma 23 ({form})", labels, qv, {"not a positive affine map": t}, scale, drop, factors,
                   sense="=", tol=0.0)
 
+# %% ../nbs/80_theory.ipynb #10b2cfaa
 def check_meanclf_thm14(n_random: int = 30, # random affine losses λyv + g(y)
                         form: str = "stated", # "stated": convex and robust iff ℓ = λyv + g(y); "g_constant": with g constant
                         random_state: int = 43, # seed
@@ -1943,6 +1958,7 @@ def check_meanclf_thm14(n_random: int = 30, # random affine losses λyv + g(y)
     return _check(f"Mean classifier Theorem 14 ({form})", labels, qv, {"λyv + g(y)": t}, scale, drop, factors,
                   sense="=", tol=0.0)
 
+# %% ../nbs/80_theory.ipynb #6db8eb78
 def check_meanclf_thm15(rates=((0.1, 0.3), (0.4, 0.05), (0.2, 0.2), (0.3, 0.6)), # (σ₋₁, σ₁), σ₋₁ + σ₁ < 1
                         form: str = "stated", # "stated": ℓ_corr = (ℓ − C)/(1 − σ₋₁ − σ₁); "sln": divided by 1 − 2σ₁ (the symmetric-noise form)
                         scale: float = 1.0, drop=(), factors=None, # mutation
@@ -1969,6 +1985,7 @@ def check_meanclf_thm15(rates=((0.1, 0.3), (0.4, 0.05), (0.2, 0.2), (0.3, 0.6)),
     return _check(f"Mean classifier Theorem 15 ({form})", labels, q, {"ℓ/(1−σ₋₁−σ₁)": t1, "−C/(1−σ₋₁−σ₁)": t2},
                   scale, drop, factors, sense="=", tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #3268b24d
 def check_meanclf_thm16(M: int = 40, n_f: int = 200, # atoms, random f ∈ [−2, 2]^M
                         losses=(("unhinged", 2.0), ("sigmoid", 1.0), ("ramp", 2.0)), # (robust loss, its C)
                         random_state: int = 47, # seed
@@ -1994,6 +2011,7 @@ def check_meanclf_thm16(M: int = 40, n_f: int = 200, # atoms, random f ∈ [−2
     return _check("Mean classifier Theorem 16", labels, q, {"(1−α−β)BER": t1, "(α+β)C/2": t2}, scale, drop, factors,
                   sense="=", tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #bfdc53f9
 def check_meanclf_thm17(n_trials: int = 300, M: int = 20, n_f: int = 200, # trials, atoms, class size
                         f_range: float = 1.0, # F ⊆ [−f_range, f_range]^M (the theorem needs ℓ ≥ 0: f_range ≤ 1 for the linear loss)
                         losses=("unhinged", "sigmoid"), # robust losses
@@ -2026,6 +2044,7 @@ def check_meanclf_thm17(n_trials: int = 300, M: int = 20, n_f: int = 200, # tria
     return _check(f"Mean classifier Theorem 17 (F ⊆ [−{f_range:g}, {f_range:g}]^M)", labels, q,
                   {"ℓ(P,f*)": t1, "ℓ(P,f*)·(1/min(1−2σ) − 1)": t2}, scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #3c251cce
 def check_meanclf_lemma18(k: int = 5, D: int = 6, n_random: int = 200, # parts, dimension, random instances
                           eps: float = 0.05, # the per-part accuracy ε
                           random_state: int = 59, # seed
@@ -2043,6 +2062,7 @@ def check_meanclf_lemma18(k: int = 5, D: int = 6, n_random: int = 200, # parts, 
         q.append(float(np.linalg.norm(lam @ W - lam @ Wt))); labels.append(f"{'random' if i < n_random else 'aligned'} #{i}")
     return _check("Mean classifier Lemma 18", labels, q, {"ε": np.full(len(q), eps)}, scale, drop, factors, tol=1e-12)
 
+# %% ../nbs/80_theory.ipynb #146b0c69
 def check_meanclf_thm22(dims=(5, 20, 50, 200), # S = the d + 1 vertices of a regular d-simplex of circumradius 1
                         ms=(2, 4), # sparsity m (even)
                         scale: float = 1.0, drop=(), factors=None, # mutation
