@@ -782,7 +782,7 @@ def forest_apply(X, packed: PackedTrees, n_jobs=None) -> np.ndarray:
     try: return _forest_apply(X, packed.left, packed.right, packed.feature, packed.threshold, packed.roots, numba.get_num_threads())
     finally: numba.set_num_threads(before)
 
-# %% ../nbs/03b_tree_builder.ipynb #87395017
+# %% ../nbs/03b_tree_builder.ipynb #5dcee699
 _FT32 = np.float32(1e-7)          # scikit-learn's FEATURE_THRESHOLD (a float32: values this close count as equal)
 _EPS = np.finfo(np.float64).eps   # scikit-learn's EPSILON of the tree builders
 
@@ -869,6 +869,7 @@ def _introsort(v, ix, o0, n0, stack):
                 v[o + j] = v[o + j - 1]; ix[o + j] = ix[o + j - 1]; j -= 1
             v[o + j] = tv; ix[o + j] = ti
 
+# %% ../nbs/03b_tree_builder.ipynb #4b981c8a
 @njit(cache=True, nogil=True, error_model="numpy")
 def _mse_node(left, right, value, imp, wnode, nsmp, depth, i, par, isl, st, wn, impurity, nns, dep):
     "Record node `i` (linked to its parent) for both growth orders; returns `i`."
@@ -902,6 +903,7 @@ def _mse_update(samples, y, w, pos, new_pos, end, sl, wl, st, wn):
             sl -= w[i] * y[i]; wl -= w[i]
     return sl, wl
 
+# %% ../nbs/03b_tree_builder.ipynb #dd8d6446
 @njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
 def _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end, n_known, impurity, st, sq, wn, wsum, msl, mf):
     """scikit-learn's `node_split_best` with the MSE criterion on rows samples[start:end]: features drawn by its
@@ -964,6 +966,7 @@ def _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end, n_
     for k in range(n_known, n_known + n_found): cfeat[k] = features[k]
     return best_pos, best_f, best_thr, imp_l, imp_r, improvement, n_total
 
+# %% ../nbs/03b_tree_builder.ipynb #a34fab56
 @njit(cache=True, nogil=True)
 def _heap_push(h, nh, key, x):
     "libstdc++'s `push_heap` (max-heap on key) of x onto h[:nh]; returns the new size."
@@ -995,6 +998,7 @@ def _heap_pop(h, nh, key):
         h[hole] = x
     return top, n
 
+# %% ../nbs/03b_tree_builder.ipynb #45d0a755
 @njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
 def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
     """A regression tree (MSE) exactly as scikit-learn's `DecisionTreeRegressor` grows it from float32 features Xt
@@ -1093,6 +1097,7 @@ def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
     return left[:nn].copy(), right[:nn].copy(), feat[:nn].copy(), thr[:nn].copy(), value[:nn].copy(), imp[:nn].copy(), \
         nsmp[:nn].copy(), wnode[:nn].copy(), impr[:nn].copy(), depth[:nn].copy()
 
+# %% ../nbs/03b_tree_builder.ipynb #57d36df0
 def _sklearn_seed(random_state) -> int:
     "The splitter state scikit-learn draws from `random_state` (an int seed or a `np.random.RandomState`)."
     if isinstance(random_state, np.random.RandomState): return int(random_state.randint(0, 2147483647))
