@@ -17,7 +17,7 @@ __all__ = ['GINI', 'ENTROPY', 'MISCLASSIFICATION', 'GCE', 'SQRT_GINI', 'NE', 'TW
            'CRITERION_CODES', 'Tree', 'presort', 'TreeBuilder', 'PackedTrees', 'pack_trees', 'forest_proba',
            'forest_apply', 'RegressionTreeBuilder']
 
-# %% ../nbs/03b_tree_builder.ipynb #0233e815
+# %% ../nbs/03b_tree_builder.ipynb #6242e6c1
 # criterion codes of the compiled builder (an impurity W·I(p) of class counts, or a direct gain)
 GINI, ENTROPY, MISCLASSIFICATION, GCE, SQRT_GINI, NE, TWOING, CREDAL, RANKING, TABLE = range(10)
 CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY, "misclassification": MISCLASSIFICATION, "gce": GCE,
@@ -58,6 +58,7 @@ def _sqrt_gini(c):
     W = _sum(c)
     return math.sqrt(max(W * W - _sumsq(c), 0.0) * (K - 1) / K)
 
+# %% ../nbs/03b_tree_builder.ipynb #9b5808b6
 @njit(cache=True, nogil=True)
 def _impurity(code, c, par, tp, ti):
     "W·I(p) of the class counts `c` for an impurity criterion (`par`: λ, q or unused; `tp`, `ti`: the tabulated I(p))."
@@ -84,6 +85,7 @@ def _impurity(code, c, par, tp, ti):
     p = c[1] / W if W > 0 else 0.0
     return W * np.interp(p, tp, ti)
 
+# %% ../nbs/03b_tree_builder.ipynb #30ba2205
 @njit(cache=True, nogil=True)
 def _credal_entropy(c, s, buf):
     "Credal-C4.5's H*: entropy of the max-entropy distribution of the IDM credal set (mass s onto the smallest counts)."
@@ -130,7 +132,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #b5481465
+# %% ../nbs/03b_tree_builder.ipynb #355bf9ec
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -154,6 +156,7 @@ def _init_node(ni, nf, i, start, end, depth, K):
     nf[i, _THR], nf[i, _GAIN], nf[i, _SGAIN], nf[i, _STHR] = -2.0, 0.0, -np.inf, 0.0
     for k in range(K): nf[i, _T0 + k] = 0.0
 
+# %% ../nbs/03b_tree_builder.ipynb #959d1a14
 @njit(cache=True, nogil=True)
 def _imp2(code, c0, c1, par):
     "Binary fast path of `_impurity` (Gini, entropy, misclassification, √Gini, NE) on scalars: the same operations, bit for bit."
@@ -191,6 +194,7 @@ def _scan2(Xs, order, codes, w, f, a, b, T, code, par, parent, msl):
         elif g != g: fnan = True
     return fg, fj, fnan
 
+# %% ../nbs/03b_tree_builder.ipynb #f091eba4
 @njit(cache=True, nogil=True)
 def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
     "Best split of the node [a, b): (gain, feature, rows going left, threshold); gain −inf when there is none."
@@ -235,6 +239,7 @@ def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, ke
     if thr == vb or not np.isfinite(thr): thr = va
     return best_g, best_f, best_j + 1, thr
 
+# %% ../nbs/03b_tree_builder.ipynb #e42d03d8
 @njit(cache=True, nogil=True)
 def _partition(order, Xs, is_left, tmp, tmpv, a, b, fs, nl):
     "Stable partition of [a, b) in every feature's order (and sorted values): the first `nl` rows in feature `fs` order go left."
@@ -258,6 +263,7 @@ def _counts(order, codes, w, nf, i, a, b):
         r = order[0, p]
         nf[i, _T0 + codes[r]] += w[r]
 
+# %% ../nbs/03b_tree_builder.ipynb #c0a53ae9
 @njit(cache=True, nogil=True)
 def _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
     "Best split of node i into its s_* columns, if the node may split and the gain beats round-off."
@@ -286,6 +292,7 @@ def _split(order, Xs, codes, w, K, ni, nf, i, n_nodes, is_left, tmp, tmpv):
     _counts(order, codes, w, nf, rc, a + nl, b)
     return ni, nf
 
+# %% ../nbs/03b_tree_builder.ipynb #ff7c6011
 @njit(cache=True, nogil=True)
 def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, max_leaf_nodes, rng):
     "Grow a tree on the rows of `order` (presorted, every row of positive weight): level by level, or best-first."
