@@ -17,7 +17,7 @@ __all__ = ['GINI', 'ENTROPY', 'MISCLASSIFICATION', 'GCE', 'SQRT_GINI', 'NE', 'TW
            'CRITERION_CODES', 'Tree', 'presort', 'TreeBuilder', 'PackedTrees', 'pack_trees', 'forest_proba',
            'forest_apply', 'RegressionTreeBuilder']
 
-# %% ../nbs/03b_tree_builder.ipynb #0233e815
+# %% ../nbs/03b_tree_builder.ipynb #6242e6c1
 # criterion codes of the compiled builder (an impurity W·I(p) of class counts, or a direct gain)
 GINI, ENTROPY, MISCLASSIFICATION, GCE, SQRT_GINI, NE, TWOING, CREDAL, RANKING, TABLE = range(10)
 CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY, "misclassification": MISCLASSIFICATION, "gce": GCE,
@@ -58,6 +58,7 @@ def _sqrt_gini(c):
     W = _sum(c)
     return math.sqrt(max(W * W - _sumsq(c), 0.0) * (K - 1) / K)
 
+# %% ../nbs/03b_tree_builder.ipynb #9b5808b6
 @njit(cache=True, nogil=True)
 def _impurity(code, c, par, tp, ti):
     "W·I(p) of the class counts `c` for an impurity criterion (`par`: λ, q or unused; `tp`, `ti`: the tabulated I(p))."
@@ -84,6 +85,7 @@ def _impurity(code, c, par, tp, ti):
     p = c[1] / W if W > 0 else 0.0
     return W * np.interp(p, tp, ti)
 
+# %% ../nbs/03b_tree_builder.ipynb #30ba2205
 @njit(cache=True, nogil=True)
 def _credal_entropy(c, s, buf):
     "Credal-C4.5's H*: entropy of the max-entropy distribution of the IDM credal set (mass s onto the smallest counts)."
@@ -130,7 +132,7 @@ def _node_impurity(code, c, par, tp, ti, buf):
     if code == TWOING: return (W - _sumsq(c) / W) / W if W > 0 else 0.0
     return _impurity(code, c, par, tp, ti) / W if W > 0 else 0.0
 
-# %% ../nbs/03b_tree_builder.ipynb #b5481465
+# %% ../nbs/03b_tree_builder.ipynb #355bf9ec
 # node table columns: integers (start, end, depth, left, right, feature, best feature, rows going left) ...
 _START, _END, _DEPTH, _LEFT, _RIGHT, _FEAT, _SFEAT, _SNL = range(8)
 # ... and floats (threshold, gain, best gain, best threshold, then the K weighted class counts)
@@ -154,6 +156,7 @@ def _init_node(ni, nf, i, start, end, depth, K):
     nf[i, _THR], nf[i, _GAIN], nf[i, _SGAIN], nf[i, _STHR] = -2.0, 0.0, -np.inf, 0.0
     for k in range(K): nf[i, _T0 + k] = 0.0
 
+# %% ../nbs/03b_tree_builder.ipynb #959d1a14
 @njit(cache=True, nogil=True)
 def _imp2(code, c0, c1, par):
     "Binary fast path of `_impurity` (Gini, entropy, misclassification, √Gini, NE) on scalars: the same operations, bit for bit."
@@ -191,6 +194,7 @@ def _scan2(Xs, order, codes, w, f, a, b, T, code, par, parent, msl):
         elif g != g: fnan = True
     return fg, fj, fnan
 
+# %% ../nbs/03b_tree_builder.ipynb #f091eba4
 @njit(cache=True, nogil=True)
 def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf):
     "Best split of the node [a, b): (gain, feature, rows going left, threshold); gain −inf when there is none."
@@ -235,6 +239,7 @@ def _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, ke
     if thr == vb or not np.isfinite(thr): thr = va
     return best_g, best_f, best_j + 1, thr
 
+# %% ../nbs/03b_tree_builder.ipynb #e42d03d8
 @njit(cache=True, nogil=True)
 def _partition(order, Xs, is_left, tmp, tmpv, a, b, fs, nl):
     "Stable partition of [a, b) in every feature's order (and sorted values): the first `nl` rows in feature `fs` order go left."
@@ -258,6 +263,7 @@ def _counts(order, codes, w, nf, i, a, b):
         r = order[0, p]
         nf[i, _T0 + codes[r]] += w[r]
 
+# %% ../nbs/03b_tree_builder.ipynb #c0a53ae9
 @njit(cache=True, nogil=True)
 def _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
     "Best split of node i into its s_* columns, if the node may split and the gain beats round-off."
@@ -286,6 +292,7 @@ def _split(order, Xs, codes, w, K, ni, nf, i, n_nodes, is_left, tmp, tmpv):
     _counts(order, codes, w, nf, rc, a + nl, b)
     return ni, nf
 
+# %% ../nbs/03b_tree_builder.ipynb #ff7c6011
 @njit(cache=True, nogil=True)
 def _grow_compiled(Xt, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, max_leaf_nodes, rng):
     "Grow a tree on the rows of `order` (presorted, every row of positive weight): level by level, or best-first."
@@ -782,7 +789,7 @@ def forest_apply(X, packed: PackedTrees, n_jobs=None) -> np.ndarray:
     try: return _forest_apply(X, packed.left, packed.right, packed.feature, packed.threshold, packed.roots, numba.get_num_threads())
     finally: numba.set_num_threads(before)
 
-# %% ../nbs/03b_tree_builder.ipynb #87395017
+# %% ../nbs/03b_tree_builder.ipynb #5dcee699
 _FT32 = np.float32(1e-7)          # scikit-learn's FEATURE_THRESHOLD (a float32: values this close count as equal)
 _EPS = np.finfo(np.float64).eps   # scikit-learn's EPSILON of the tree builders
 
@@ -869,6 +876,7 @@ def _introsort(v, ix, o0, n0, stack):
                 v[o + j] = v[o + j - 1]; ix[o + j] = ix[o + j - 1]; j -= 1
             v[o + j] = tv; ix[o + j] = ti
 
+# %% ../nbs/03b_tree_builder.ipynb #4b981c8a
 @njit(cache=True, nogil=True, error_model="numpy")
 def _mse_node(left, right, value, imp, wnode, nsmp, depth, i, par, isl, st, wn, impurity, nns, dep):
     "Record node `i` (linked to its parent) for both growth orders; returns `i`."
@@ -902,6 +910,7 @@ def _mse_update(samples, y, w, pos, new_pos, end, sl, wl, st, wn):
             sl -= w[i] * y[i]; wl -= w[i]
     return sl, wl
 
+# %% ../nbs/03b_tree_builder.ipynb #dd8d6446
 @njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
 def _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end, n_known, impurity, st, sq, wn, wsum, msl, mf):
     """scikit-learn's `node_split_best` with the MSE criterion on rows samples[start:end]: features drawn by its
@@ -964,6 +973,7 @@ def _mse_split(Xt, y, w, samples, fv, features, cfeat, rs, stack, start, end, n_
     for k in range(n_known, n_known + n_found): cfeat[k] = features[k]
     return best_pos, best_f, best_thr, imp_l, imp_r, improvement, n_total
 
+# %% ../nbs/03b_tree_builder.ipynb #a34fab56
 @njit(cache=True, nogil=True)
 def _heap_push(h, nh, key, x):
     "libstdc++'s `push_heap` (max-heap on key) of x onto h[:nh]; returns the new size."
@@ -995,6 +1005,7 @@ def _heap_pop(h, nh, key):
         h[hole] = x
     return top, n
 
+# %% ../nbs/03b_tree_builder.ipynb #45d0a755
 @njit(cache=True, nogil=True, error_model="numpy")   # x/0 gives inf or NaN, as in scikit-learn's C
 def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
     """A regression tree (MSE) exactly as scikit-learn's `DecisionTreeRegressor` grows it from float32 features Xt
@@ -1093,6 +1104,7 @@ def _grow_mse(Xt, y, w, seed, max_depth, max_leaf_nodes, msl, mf):
     return left[:nn].copy(), right[:nn].copy(), feat[:nn].copy(), thr[:nn].copy(), value[:nn].copy(), imp[:nn].copy(), \
         nsmp[:nn].copy(), wnode[:nn].copy(), impr[:nn].copy(), depth[:nn].copy()
 
+# %% ../nbs/03b_tree_builder.ipynb #57d36df0
 def _sklearn_seed(random_state) -> int:
     "The splitter state scikit-learn draws from `random_state` (an int seed or a `np.random.RandomState`)."
     if isinstance(random_state, np.random.RandomState): return int(random_state.randint(0, 2147483647))
