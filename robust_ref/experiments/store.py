@@ -26,7 +26,7 @@ ROW_COLUMNS = ["task_id", "task_index", "dataset", "noise", "rate", "method", "s
                "fit_seconds", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator", "params", "worker", "run_id", "grid"]
 VOLATILE_COLUMNS = ("fit_seconds", "worker", "run_id")  # differ between runs by nature; everything else is bit-identical
 
-# %% ../../nbs/70c_store.ipynb #1ee62241
+# %% ../../nbs/70c_store.ipynb #36eda71c
 def versions() -> dict:
     "Versions of Python, the platform and the packages that produce results."
     from importlib import metadata
@@ -41,6 +41,7 @@ def _has_pyarrow() -> bool:
     except ImportError: return False
     return True
 
+# %% ../../nbs/70c_store.ipynb #1eefe5ae
 class ResultStore:
     "A results folder: `grid.json` (spec, fingerprint, runs), `results.jsonl` (append log), `results.parquet`/`.csv`."
 
@@ -219,6 +220,7 @@ class ResultStore:
             out = self.path / "results.csv"; df.to_csv(out, index=False)
         return out
 
+# %% ../../nbs/70c_store.ipynb #11c25eb9
 def _grids(meta: dict) -> dict:
     "{fingerprint: spec} of the grids whose rows a folder holds (older grid.json files name one)."
     return meta.get("grids") or {meta["fingerprint"]: meta.get("spec")}
@@ -230,6 +232,7 @@ def _row_problem(row) -> str | None:
     if row.get("status") not in ("ok", "failed"): return f"a row whose status is {row.get('status')!r}, not 'ok' or 'failed'"
     return None
 
+# %% ../../nbs/70c_store.ipynb #26464089
 def _frame(rows: list[dict], order=None) -> pd.DataFrame:
     "Rows as a tidy DataFrame with the standard columns first; one row per grid and task id (the last wins)."
     if not rows: return pd.DataFrame(columns=ROW_COLUMNS)
@@ -245,6 +248,7 @@ def _frame(rows: list[dict], order=None) -> pd.DataFrame:
         df = df.sort_values("task_index", kind="stable")
     return df.reset_index(drop=True)
 
+# %% ../../nbs/70c_store.ipynb #3c56ebcf
 def load_results(path, # a results folder written by `run_grid`
                 ) -> pd.DataFrame:
     "The results of a folder as a tidy DataFrame, one row per grid and task."
