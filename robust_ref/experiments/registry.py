@@ -180,7 +180,7 @@ class QuadBoostClassifier(BinaryClassifier):
 
     def _decision(self, X): return self.booster_.predict(X)
 
-# %% ../../nbs/70a_registry.ipynb #797bc1f9
+# %% ../../nbs/70a_registry.ipynb #f1fb4ef4
 def _sk(module: str, name: str, **defaults):
     "Factory for a scikit-learn estimator with the book's defaults."
     def make(**params):
@@ -222,6 +222,7 @@ def _confident(base):
     make.module, make.cls, make.requires = "robust_ref.confident_learning", "ConfidentLearningClassifier", "cleanlab"
     return make
 
+# %% ../../nbs/70a_registry.ipynb #b8859774
 # name → (factory, description, small parameters for quick runs); the first importable alternative wins
 _REGISTRY = {
     "adaboost":        [(_own("robust_ref.baselines", "AdaBoostClassifier"), "discrete AdaBoost on stumps", {"n_estimators": 20}),
@@ -259,6 +260,7 @@ _REGISTRY = {
                          "regression on standardised features", {})],
 }
 
+# %% ../../nbs/70a_registry.ipynb #76bd4779
 # the paper each method comes from; "baseline" marks the comparison methods (with their source)
 _PAPER = dict(adaboost="baseline: Freund & Schapire 1997", real_adaboost="baseline: Schapire & Singer 1999",
               logitboost="baseline: Friedman, Hastie & Tibshirani 2000", gentleboost="baseline: Friedman, Hastie & Tibshirani 2000",
@@ -275,6 +277,7 @@ _PAPER = dict(adaboost="baseline: Freund & Schapire 1997", real_adaboost="baseli
               unhinged="mean classifier: van Rooyen, Menon & Williamson 2015", hinge_linear="baseline: hinge loss (van Rooyen et al. 2015, Fig. 2)",
               logistic_linear="baseline: logistic loss (van Rooyen et al. 2015, Fig. 2)")
 
+# %% ../../nbs/70a_registry.ipynb #a03cf94f
 def _public_name(obj) -> str:
     "The public import path of an estimator's class (private `_modules` dropped); for a Pipeline, its steps joined by ' + '."
     if not isinstance(obj, type) and hasattr(obj, "steps"): return " + ".join(_public_name(e) for _, e in obj.steps)
@@ -299,6 +302,7 @@ def _probe(factory) -> str | None:
     if not hasattr(mod, factory.cls): return f"module {module} has no {factory.cls}"
     return None
 
+# %% ../../nbs/70a_registry.ipynb #58db87ef
 def _resolve(name: str):
     "(factory, description, quick params) of the first available alternative, or raise listing the valid names."
     if name not in _REGISTRY:
@@ -332,6 +336,7 @@ def list_methods() -> pd.DataFrame:
                              reason=str(e).split(": ", 1)[-1]))
     return pd.DataFrame(rows).set_index("method")
 
+# %% ../../nbs/70a_registry.ipynb #c7e6aef3
 def get_method(name: str, # a registry key, see `list_methods()`
                label: str | None = None, # the method's name in results (default `name`)
                quick: bool = False, # use the registry's small parameters (fewer rounds) for fast runs
@@ -341,6 +346,7 @@ def get_method(name: str, # a registry key, see `list_methods()`
     est = factory()
     return Method(label or name, est, {**(_adapt_quick(est, small) if quick else {}), **params})
 
+# %% ../../nbs/70a_registry.ipynb #b2f2306b
 _ROUNDS = ("n_estimators", "n_rounds", "max_iter", "n_iter")
 
 def _adapt_quick(est, small: dict) -> dict:
