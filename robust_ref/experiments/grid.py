@@ -26,7 +26,7 @@ __all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRICS', 'Corruption', '
            'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'Grid', 'validate_method', 'read_grid',
            'example_grids', 'example_grid']
 
-# %% ../../nbs/70b_grid.ipynb #76d29eee
+# %% ../../nbs/70b_grid.ipynb #a5111452
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
 def _noise_uniform(y, rate, *, X, random_state): return apply_noise("uniform", y, rate, random_state=random_state).y
 def _noise_cc(y, rate, *, X, random_state): return apply_noise("class_conditional", y, rate, rate / 2, random_state=random_state).y
@@ -51,6 +51,7 @@ NOISE = {"none": _noise_none, "uniform": _noise_uniform, "class_conditional": _n
          "one_sided": _noise_one_sided, "stratified": _noise_stratified, "adversarial": _noise_adversarial,
          "uniform_iid": _noise_uniform_iid, "t4_features": _noise_t4_features}
 
+# %% ../../nbs/70b_grid.ipynb #cde097d4
 class _Loader:
     "A dataset loader that is plain data: equal by what it loads (worker caches hit after pickling), rendered by its repr in grid specs."
 
@@ -62,6 +63,7 @@ class _Bundled(_Loader):
     def __hash__(self): return hash(("_Bundled", self.name))
     def __repr__(self): return f"bundled:{self.name}"
 
+# %% ../../nbs/70b_grid.ipynb #598fe781
 def _make_classification(n: int = 1000, random_state=0, n_features: int = 20, n_informative: int = 2, n_redundant: int = 2,
                          n_clusters_per_class: int = 2, weights=None, flip_y: float = 0.01, class_sep: float = 1.0):
     from sklearn.datasets import make_classification
@@ -91,6 +93,7 @@ GENERATORS = {"long_servedio": _long_servedio,              # robust_ref.dataset
               "quantiles": _quantiles,                      # robust_ref.datasets.make_quantiles(n, n_features=, cov=)
               "gauss_mixture": _gauss_mixture}              # robust_ref.datasets.GaussWorld(mean=, prior=).sample(n)
 
+# %% ../../nbs/70b_grid.ipynb #c045d983
 class _Generated(_Loader):
     "Loader of a synthetic dataset: a generator of `GENERATORS` with fixed parameters (random_state 0 unless given)."
     def __init__(self, generator: str, params: dict):
@@ -112,6 +115,7 @@ class _Generated(_Loader):
     def __hash__(self): return hash(("_Generated",) + self._id())
     def __repr__(self): return f"generated:{self.generator}({', '.join(f'{k}={v!r}' for k, v in sorted(self.params.items()))})"
 
+# %% ../../nbs/70b_grid.ipynb #bf975868
 SKLEARN_DATASETS = {"breast_cancer": "load_breast_cancer"}   # binary datasets shipped with scikit-learn (WDBC: 569 × 30)
 
 class _Sklearn(_Loader):
@@ -134,11 +138,13 @@ def sklearn_dataset(name: str, # a name of `SKLEARN_DATASETS`
     "A dataset shipped with scikit-learn as a grid loader, e.g. `Grid({'wdbc': sklearn_dataset('breast_cancer')}, ...)`."
     return _Sklearn(_check_str(name, "scikit-learn dataset name"))
 
+# %% ../../nbs/70b_grid.ipynb #7c4f2250
 def generated_dataset(generator: str, # a name of `GENERATORS`
                       **params) -> _Generated:
     "A seeded synthetic dataset as a grid loader, e.g. `Grid({'ls': generated_dataset('long_servedio', n=2000)}, ...)`."
     return _Generated(_check_str(generator, "generator"), params)
 
+# %% ../../nbs/70b_grid.ipynb #db4f65ee
 class _Drawn(_Loader):
     "Fresh i.i.d. draws of a generator per partition: `n_train` training points then `n_test` test points."
     draws_per_task = True   # how the runner tells it from a fixed sample (duck-typed: a notebook's copy of the class works too)
