@@ -541,7 +541,7 @@ def get_loss(loss,  # a registry name (see `LOSSES`, aliases accepted) or a `Mar
         raise ValueError(f"loss {key!r} has no parameter(s) {unknown}; its parameters are {valid or 'none'}.")
     return cls(**params)
 
-# %% ../nbs/01_losses.ipynb #edd8fffe
+# %% ../nbs/01_losses.ipynb #1913dbfe
 _GRID_HALF = 60.0   # the finite search interval [-60, 60] for unrestricted losses
 
 def _check_eta(eta) -> np.ndarray:
@@ -567,6 +567,7 @@ def _check_method(method: str):
     if method not in ("auto", "closed", "numeric"):
         raise ValueError(f"method must be 'auto', 'closed' or 'numeric'; got {method!r}.")
 
+# %% ../nbs/01_losses.ipynb #ad1eafe1
 def _risk(loss, eta, pv, mv):
     "η·φ(v) + (1−η)·φ(−v) from precomputed φ(v), φ(−v), with 0·inf = 0."
     with np.errstate(invalid="ignore", over="ignore"):
@@ -583,6 +584,7 @@ def conditional_risk(loss,  # loss name or instance
     eta, v = np.broadcast_arrays(_check_eta(eta), _as_margin(v))
     return _out(_risk(loss, eta, loss._value(v), loss._value(-v)))
 
+# %% ../nbs/01_losses.ipynb #ea10e3c1
 def _search_grid(loss):
     "The finite search grid and the limit points (empty for score-restricted losses)."
     R = loss.score_range
@@ -605,6 +607,7 @@ def _golden(f, a, b, iters=80):
         c, d = c_new, d_new
     return (a + b) / 2
 
+# %% ../nbs/01_losses.ipynb #9a973f57
 def _numeric_minimize(loss, eta, side=0):
     "Numeric (v*, H) for each η (vectorised); side=0: all v, side=-1: only v(2η−1) ≤ 0 (the wrong side)."
     shape, e = eta.shape, eta.reshape(-1, 1)
@@ -665,6 +668,7 @@ def _numeric_minimize(loss, eta, side=0):
     v, h = np.where(half, 0.0, v), np.where(half, np.minimum(h, Cm[:, i0]), h)
     return v.reshape(shape), h.reshape(shape)
 
+# %% ../nbs/01_losses.ipynb #316ae079
 def conditional_minimizer(loss,  # loss name or instance
                           eta,  # P(Y=1|x), in [0, 1]
                           method: str = "auto"  # "auto" (closed form if known), "closed" or "numeric"
@@ -681,6 +685,7 @@ def conditional_minimizer(loss,  # loss name or instance
             raise ValueError(f"{loss!r} has no closed-form conditional minimiser; use method='numeric'.")
     return _out(_numeric_minimize(loss, eta)[0])
 
+# %% ../nbs/01_losses.ipynb #fb281297
 def min_conditional_risk(loss,  # loss name or instance
                          eta,  # P(Y=1|x), in [0, 1]
                          method: str = "auto"  # "auto" (closed-form minimiser if known), "closed" or "numeric"
@@ -697,6 +702,7 @@ def min_conditional_risk(loss,  # loss name or instance
             raise ValueError(f"{loss!r} has no closed-form conditional minimiser; use method='numeric'.")
     return _out(_numeric_minimize(loss, eta)[1])
 
+# %% ../nbs/01_losses.ipynb #a0cd5c6f
 def wrong_side_risk(loss,  # loss name or instance
                     eta  # P(Y=1|x), in [0, 1]
                    ):
