@@ -106,10 +106,11 @@ class TreeRule(Rule):
 
     def __repr__(self): return f"TreeRule({self.tree!r}, output={self.output!r})"
 
-# %% ../nbs/04_learners.ipynb #26ffa769
+# %% ../nbs/04_learners.ipynb #b5c84fc2
 FEATURE_THRESHOLD_SKLEARN = 1e-7  # scikit-learn's trees never split between values closer than this
 TIE_RTOL = 1e-12                   # scores this close (relative to the weights' scale) are ties
 
+# %% ../nbs/04_learners.ipynb #2d05beb9
 class StumpSearch:
     "Presorted feature index of `X` (built once per fit): finds the best stump for any weights in O(n·d)."
     def __init__(self, X, # (n_samples, n_features) training features
