@@ -130,7 +130,7 @@ def _index_map(old: int, removed: np.ndarray) -> np.ndarray:
     keep = np.ones(old, dtype=bool); keep[removed] = False
     return np.where(keep, np.cumsum(keep) - 1, -1)
 
-# %% ../nbs/06_lp.ipynb #ab24812d
+# %% ../nbs/06_lp.ipynb #14790950
 _INF = highspy.kHighsInf
 _BANNER_SWALLOWED = False
 _SIMPLEX_STRATEGY = {"auto": 0, "dual": 1, "primal": 4}   # HiGHS option simplex_strategy
@@ -153,6 +153,7 @@ def _new_highs() -> highspy.Highs:
     h.setOptionValue("output_flag", False)
     return h
 
+# %% ../nbs/06_lp.ipynb #95ac0ff6
 class MasterLP:
     "A HiGHS LP `min/max c·x + offset, L ≤ Ax ≤ U, l ≤ x ≤ u` whose columns change between warm-started solves."
 

@@ -32,13 +32,14 @@ class RMBoostSolution:
     iterations: int                # simplex iterations of this solve
     seconds: float                 # wall time of the solve (including a rebuild when cold)
 
-# %% ../nbs/10_rmboost.ipynb #af7f0b38
+# %% ../nbs/10_rmboost.ipynb #c3cad30d
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
     "HiGHS options: both feasibility tolerances set to `lp_tol`, then the user's `extra` options."
     return {"primal_feasibility_tolerance": float(lp_tol), "dual_feasibility_tolerance": float(lp_tol), **(extra or {})}
 
 _LP_FORMS = ("dense", "dual", "primal")
 
+# %% ../nbs/10_rmboost.ipynb #7bee86f1
 class RMBoostMaster(CertifiedMaster):
     "The restricted LP (16) by column generation: its dual (17) on `DenseDualSimplex` (default) or HiGHS, or (16) on HiGHS."
     backends = _LP_FORMS
@@ -221,12 +222,13 @@ def rmboost_learner(base_learner,             # 'tree', 'stump', a chapter-04 le
         raise ValueError(f"base_learner must be 'tree', 'stump' or a scikit-learn classifier; got {base_learner!r}.")
     return base_learner
 
-# %% ../nbs/10_rmboost.ipynb #b5aa2c22
+# %% ../nbs/10_rmboost.ipynb #ebc7cc3f
 TIE_ATOL = 1e-9   # |f(x)| ≤ TIE_ATOL is a tie: vertex μ on ±1 rules makes exact cancellations common
 
 class NothingLearnedWarning(UserWarning):
     "RMBoost's first rule already passed the stopping test: μ = 0, R = ½, every prediction is a tie."
 
+# %% ../nbs/10_rmboost.ipynb #5208cb07
 class RMBoostClassifier(BinaryClassifier):
     """Robust minimax boosting (Mazuelas & Álvarez 2025): column generation on the warm-started LP (16) or its dual (17).
 
