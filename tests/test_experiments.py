@@ -52,6 +52,7 @@ def test_task_is_the_protocol_computed_independently():
     assert row["flip_fraction"] == np.mean(noisy != y[tr]) > 0
     assert (row["n_train"], row["n_test"]) == (len(tr), len(te))
     assert row["n_leaves"] == model.get_n_leaves() and row["fit_seconds"] > 0
+    assert 0 <= row["fit_cpu_seconds"] <= 2 * row["fit_seconds"] + 0.05 and np.isfinite(row["load_1min"])
     assert json.loads(row["params"])["max_depth"] == 3 and row["estimator"].endswith("DecisionTreeClassifier")
 
 
@@ -845,3 +846,22 @@ def test_capped_and_generated_grid_is_the_same_on_local_processes():
     b = E.run_grid(grid, backend="joblib", n_jobs=2, progress=False)
     assert (a.status == "ok").all() and set(a[a.dataset == "sonar"].n_train) == {80}
     pd.testing.assert_frame_equal(a[STABLE], b[STABLE], check_exact=True)
+
+
+def test_cpu_clock_of_a_busy_fit_is_its_own_work_not_the_wait(monkeypatch):
+    "A fit that sleeps (waits, as it would for a CPU taken by other work) adds wall time, not CPU time."
+    import time as _time
+    from sklearn.tree import DecisionTreeClassifier
+    class Sleepy(DecisionTreeClassifier):
+        def fit(self, X, y, sample_weight=None):
+            _time.sleep(0.3)
+            return super().fit(X, y, sample_weight=sample_weight)
+    task = next(iter(E.Grid(["heart"], [E.Method("sleepy", Sleepy(), dict(max_depth=2))], noise=["none"], seeds=[0]).tasks()))
+    row = E.run_task(task)
+    assert row["status"] == "ok", row["error"]
+    assert row["fit_seconds"] >= 0.3 and row["fit_cpu_seconds"] < 0.2
+    df = pd.DataFrame([row])
+    assert E.fit_times(df, clock="cpu").iloc[0, 0] == row["fit_cpu_seconds"]
+    assert E.fit_times(df).iloc[0, 0] == row["fit_seconds"]
+    with pytest.raises(ValueError, match="clock must be one of"):
+        E.fit_times(df, clock="process")

@@ -64,7 +64,7 @@ def _corrupted(out):
         return np.asarray(out.X, dtype=float), np.asarray(out.y), np.asarray(out.mask, dtype=bool)
     return np.asarray(out)
 
-# %% ../../nbs/70d_run.ipynb #3da82753
+# %% ../../nbs/70d_run.ipynb #a61baafb
 def _number(v):
     try: v = float(v)
     except (TypeError, ValueError): return float("nan")
@@ -100,6 +100,11 @@ def staged_test_errors(est, # a fitted ensemble with `staged_predict`
 
 def _worker() -> str: return f"{socket.gethostname()}:{os.getpid()}"
 
+def _load_1min() -> float:
+    "The machine's 1-minute load average when a fit starts (NaN where the OS has none): tells which timings shared the CPU."
+    try: return float(os.getloadavg()[0])
+    except (AttributeError, OSError): return float("nan")
+
 _CONTROLLER = [None, -1]
 
 def _thread_limit(threads):
@@ -110,7 +115,7 @@ def _thread_limit(threads):
     if _CONTROLLER[1] != len(sys.modules): _CONTROLLER[:] = [ThreadpoolController(), len(sys.modules)]
     return _CONTROLLER[0].limit(limits=threads)
 
-# %% ../../nbs/70d_run.ipynb #dce15f10
+# %% ../../nbs/70d_run.ipynb #e916423b
 def run_task(task: Task, # the task to run
              threads: int | None = 1, # BLAS/OpenMP threads inside the fit (1: tasks, not fits, are parallel); None leaves them alone
              ) -> dict:
@@ -124,9 +129,10 @@ def run_task(task: Task, # the task to run
             warnings.simplefilter("always")  # counted in the row instead of flooding the console
             X_tr, X_te, y_tr, y_noisy, y_te, touched = _task_data(task)
             est = task.method.build(task.seeds()["fit"])
-            t0 = time.perf_counter()
+            row["load_1min"] = _load_1min()
+            t0, c0 = time.perf_counter(), time.process_time()
             est.fit(X_tr, y_noisy)
-            row["fit_seconds"] = time.perf_counter() - t0
+            row["fit_seconds"], row["fit_cpu_seconds"] = time.perf_counter() - t0, time.process_time() - c0
             row.update(test_error=float(np.mean(est.predict(X_te) != y_te)),
                        train_error=float(np.mean(est.predict(X_tr) != y_noisy)),
                        n_train=len(y_tr), n_test=len(y_te), flip_fraction=float(np.mean(y_noisy != y_tr)))

@@ -20,11 +20,13 @@ from .grid import Grid
 # %% auto #0
 __all__ = ['ROW_COLUMNS', 'VOLATILE_COLUMNS', 'versions', 'ResultStore', 'load_results']
 
-# %% ../../nbs/70c_store.ipynb #bebf3f76
+# %% ../../nbs/70c_store.ipynb #a2e5e485
 ROW_COLUMNS = ["task_id", "task_index", "dataset", "noise", "rate", "method", "seed", "split", "status", "error",
                "test_error", "train_error", "train_clean_error", "flip_fraction", "n_train", "n_test",
-               "fit_seconds", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator", "params", "worker", "run_id", "grid"]
-VOLATILE_COLUMNS = ("fit_seconds", "worker", "run_id")  # differ between runs by nature; everything else is bit-identical
+               "fit_seconds", "fit_cpu_seconds", "load_1min", "n_warnings", "bound", "n_rounds", "n_leaves", "estimator",
+               "params", "worker", "run_id", "grid"]
+# differ between runs by nature; everything else is bit-identical
+VOLATILE_COLUMNS = ("fit_seconds", "fit_cpu_seconds", "load_1min", "worker", "run_id")
 
 # %% ../../nbs/70c_store.ipynb #36eda71c
 def versions() -> dict:
