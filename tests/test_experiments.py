@@ -865,3 +865,13 @@ def test_cpu_clock_of_a_busy_fit_is_its_own_work_not_the_wait(monkeypatch):
     assert E.fit_times(df).iloc[0, 0] == row["fit_seconds"]
     with pytest.raises(ValueError, match="clock must be one of"):
         E.fit_times(df, clock="process")
+
+
+def test_fit_times_median_ignores_a_compile_spike():
+    rows = [dict(dataset="d", noise="none", rate=0.0, status="ok", method="a", fit_seconds=s, fit_cpu_seconds=s)
+            for s in (0.1, 0.2, 0.3, 40.0)]
+    df = pd.DataFrame(rows)
+    assert E.fit_times(df, clock="cpu", stat="median").loc["d", "a"] == pytest.approx(0.25)
+    assert E.fit_times(df, clock="cpu").loc["d", "a"] == pytest.approx(10.15)
+    with pytest.raises(ValueError, match="stat must be"):
+        E.fit_times(df, stat="max")

@@ -12,7 +12,7 @@ import pandas as pd
 __all__ = ['failures', 'summarise', 'error_table', 'average_ranks', 'degradation', 'fit_times', 'curve_summary', 'level_claim',
            'ordering_claim']
 
-# %% ../../nbs/70e_summaries.ipynb #4a4b90c4
+# %% ../../nbs/70e_summaries.ipynb #0a477d88
 def _ok(df: pd.DataFrame) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame) or not {"dataset", "noise", "rate", "method", "status"} <= set(df.columns):
         raise ValueError("expected the tidy result table of run_grid / load_results (columns dataset, noise, rate, method, status, ...).")
@@ -68,14 +68,16 @@ _CLOCKS = {"wall": "fit_seconds", "cpu": "fit_cpu_seconds"}
 
 def fit_times(df: pd.DataFrame, # rows of a grid run
               clock: str = "wall", # "wall" (elapsed seconds) or "cpu" (the fitting process's CPU seconds: robust to other load)
+              stat: str = "mean", # "mean" or "median" over the tasks (the median ignores one-off compile/load spikes)
              ) -> pd.DataFrame:
-    "Mean fit time in seconds per dataset × method, by the wall clock or the fitting process's CPU clock."
+    "Mean (or median) fit time in seconds per dataset × method, by the wall clock or the fitting process's CPU clock."
     if clock not in _CLOCKS: raise ValueError(f"clock must be one of {sorted(_CLOCKS)}; got {clock!r}.")
+    if stat not in ("mean", "median"): raise ValueError(f"stat must be 'mean' or 'median'; got {stat!r}.")
     col, ok = _CLOCKS[clock], _ok(df)
     if col not in ok.columns or (len(ok) and ok[col].isna().all()):
         raise ValueError(f"clock={clock!r} needs the column {col!r}, which these rows lack (rows stored before the runner "
                          "recorded CPU time); use clock='wall' or re-run the grid.")
-    return _in_order(ok.groupby(["dataset", "method"])[col].mean().unstack("method"), df)
+    return _in_order(ok.groupby(["dataset", "method"])[col].agg(stat).unstack("method"), df)
 
 # %% ../../nbs/70e_summaries.ipynb #e9ed053f
 _CELL = ["dataset", "noise", "rate", "method"]
