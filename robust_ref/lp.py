@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import highspy
 import numpy as np
 import scipy.sparse as sp
+from fastcore.basics import patch
 from numba import njit
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
@@ -155,7 +156,13 @@ def _new_highs() -> highspy.Highs:
 
 # %% ../nbs/06_lp.ipynb #95ac0ff6
 class MasterLP:
-    "A HiGHS LP `min/max c·x + offset, L ≤ Ax ≤ U, l ≤ x ≤ u` whose columns change between warm-started solves."
+    """A HiGHS LP `min/max c·x + offset, L ≤ Ax ≤ U, l ≤ x ≤ u` whose columns change between warm-started solves.
+
+    Attributes
+    ----------
+    sense : str, 'min' or 'max', as given.
+    n_rows, n_cols : int, rows and columns the LP holds now (properties).
+    """
 
     def __init__(self,
                  row_lower,             # L: one lower bound per row (-inf allowed)
@@ -200,143 +207,161 @@ class MasterLP:
         "Number of rows currently in the LP."
         return len(self._row_lower)
 
-    def add_column(self,
-                   cost: float,             # objective coefficient c_j
-                   coeffs,                  # column of A: dense length-n_rows vector, scipy sparse, or (row_indices, values)
-                   lb: float = 0.0,         # column lower bound (-inf allowed)
-                   ub: float = np.inf       # column upper bound (+inf allowed)
-                   ) -> int:
-        "Append one column (enters non-basic, so the previous basis stays valid); returns its index."
-        c = _float_vector(cost, 1, "cost")
-        lo, hi = _check_bounds(lb, ub, 1, "column")
-        idx, val = _column_entries(coeffs, self.n_rows)
-        self._h.addCol(float(c[0]), float(lo[0]), float(hi[0]), len(idx), idx, val)
-        return self.n_cols - 1
-
-    def add_columns(self,
-                    costs,                  # k objective coefficients
-                    A,                      # (n_rows, k) dense array or scipy sparse matrix
-                    lb=0.0,                 # scalar or k lower bounds
-                    ub=np.inf               # scalar or k upper bounds
-                    ) -> np.ndarray:
-        "Append `k` columns at once; returns their indices."
-        A = _finite_matrix(A, sp.csc_matrix, axis=0, size=self.n_rows, what="one row per LP row")
-        k = A.shape[1]
-        c = _float_vector(costs, k, "costs")
-        lo, hi = _check_bounds(lb, ub, k, "column")
-        first = self.n_cols
-        self._h.addCols(k, c, lo, hi, A.nnz, A.indptr[:-1].astype(np.int32),
-                        A.indices.astype(np.int32), A.data.astype(np.float64))
-        return np.arange(first, first + k)
-
-    def add_rows(self,
-                 lower,                     # k row lower bounds (scalar or length k; -inf allowed)
-                 upper,                     # k row upper bounds (scalar or length k; +inf allowed)
-                 A                          # (k, n_cols) dense array or scipy sparse matrix
-                 ) -> np.ndarray:
-        "Append `k` rows at once (their slacks enter the basis, so the old basis stays dual feasible); returns their indices."
-        A = _finite_matrix(A, sp.csr_matrix, axis=1, size=self.n_cols, what="one column per LP column")
-        k = A.shape[0]
-        lo, hi = _check_bounds(lower, upper, k, "row")
-        first = self.n_rows
-        self._h.addRows(k, lo, hi, A.nnz, A.indptr[:-1].astype(np.int32),
-                        A.indices.astype(np.int32), A.data.astype(np.float64))
-        self._row_lower, self._row_upper = np.r_[self._row_lower, lo], np.r_[self._row_upper, hi]
-        return np.arange(first, first + k)
-
-    def _column_index(self, idx, name="idx", unique=True) -> np.ndarray:
-        return _checked_index(idx, self.n_cols, "column", name, unique)
-
-    def remove_columns(self, idx  # column indices (or a boolean mask) to delete
-                       ) -> np.ndarray:
-        "Delete columns; the others keep their order. Returns old→new index map (-1 for removed)."
-        old = self.n_cols
-        idx = self._column_index(idx)
-        if idx.size: self._h.deleteCols(len(idx), idx)
-        return _index_map(old, idx)
-
-    def remove_rows(self, idx  # row indices (or a boolean mask) to delete
-                    ) -> np.ndarray:
-        "Delete rows; the others keep their order. Returns old→new index map (-1 for removed)."
-        old = self.n_rows
-        idx = _checked_index(idx, old, "row", "idx", unique=True)
-        if idx.size: self._h.deleteRows(len(idx), idx)
-        mapping = _index_map(old, idx)
-        self._row_lower, self._row_upper = self._row_lower[mapping >= 0], self._row_upper[mapping >= 0]
-        return mapping
-
-    def set_costs(self, idx, costs):
-        "Change the objective coefficients of columns `idx`."
-        idx = self._column_index(idx, unique=False)
-        c = _float_vector(costs, len(idx), "costs")
-        self._h.changeColsCost(len(idx), idx, c)
-
-    def set_bounds(self, idx, lb, ub):
-        "Change the bounds of columns `idx`."
-        idx = self._column_index(idx, unique=False)
-        lo, hi = _check_bounds(lb, ub, len(idx), "column")
-        self._h.changeColsBounds(len(idx), idx, lo, hi)
-
-    def set_row_bounds(self, idx, lower, upper):
-        "Change the bounds of rows `idx`."
-        idx = np.atleast_1d(np.asarray(idx))
-        if idx.dtype.kind not in "iu" or (idx.size and (idx.min() < 0 or idx.max() >= self.n_rows)):
-            raise ValueError(f"row indices must be integers in [0, {self.n_rows}).")
-        lo, hi = _check_bounds(lower, upper, len(idx), "row")
-        self._h.changeRowsBounds(len(idx), idx.astype(np.int32), lo, hi)
-        self._row_lower[idx], self._row_upper[idx] = lo, hi
-
-    def solve(self) -> LPResult:
-        "Re-optimise from the current basis; return an `LPResult` or raise `LPSolveError` naming HiGHS's status."
-        h = self._h
-        if self.n_cols == 0: return self._solve_without_columns()
-        run_status = h.run()
-        model_status = h.getModelStatus()
-        status = h.modelStatusToString(model_status)
-        if model_status != highspy.HighsModelStatus.kOptimal:
-            raise LPSolveError(status, f"HiGHS did not solve the LP to optimality: model status '{status}' "
-                               f"(run status {run_status.name}). Check the LP for infeasibility/unboundedness, "
-                               "or raise the limits passed in `options`.")
-        sol, info = h.getSolution(), h.getInfo()
-        return LPResult(status=status, objective=float(info.objective_function_value),
-                        x=np.array(sol.col_value), row_dual=np.array(sol.row_dual),
-                        reduced_cost=np.array(sol.col_dual), row_value=np.array(sol.row_value),
-                        iterations=int(info.simplex_iteration_count))
-
-    def _solve_without_columns(self) -> LPResult:
-        "HiGHS calls a column-free model 'Empty'; its LP is feasible iff every row admits 0."
-        if np.any(self._row_lower > 0) or np.any(self._row_upper < 0):
-            raise LPSolveError("Infeasible", "HiGHS did not solve the LP to optimality: model status 'Infeasible' "
-                               "(no columns, and some row excludes Ax = 0).")
-        z = np.zeros(self.n_rows)
-        return LPResult("Optimal", self._offset, np.zeros(0), z, np.zeros(0), z.copy(), 0)
-
-    def to_arrays(self) -> dict:
-        "The LP HiGHS currently holds, as dense arrays `c, A, row_lower, row_upper, col_lower, col_upper, offset, sense`."
-        lp = self._h.getLp()
-        m, k = self.n_rows, self.n_cols
-        mat = lp.a_matrix_
-        shape = (m, k) if mat.format_ == highspy.MatrixFormat.kColwise else (k, m)
-        M = (sp.csc_matrix if shape == (m, k) else sp.csr_matrix)(
-            (np.array(mat.value_), np.array(mat.index_), np.array(mat.start_)), shape=(m, k))
-        return dict(c=np.array(lp.col_cost_), A=M.toarray(), row_lower=np.array(lp.row_lower_),
-                    row_upper=np.array(lp.row_upper_), col_lower=np.array(lp.col_lower_),
-                    col_upper=np.array(lp.col_upper_), offset=float(lp.offset_), sense=self.sense)
-
-    @classmethod
-    def from_arrays(cls, c, A, row_lower, row_upper, col_lower=0.0, col_upper=np.inf, sense="min",
-                    offset=0.0, algorithm="auto", options=None) -> "MasterLP":
-        "Build a `MasterLP` from whole arrays (a cold start: no basis yet, so HiGHS chooses by default)."
-        lp = cls(row_lower, row_upper, sense=sense, offset=offset, algorithm=algorithm, options=options)
-        if np.shape(A)[1] > 0: lp.add_columns(c, A, col_lower, col_upper)
-        return lp
-
     def __getstate__(self):
         raise TypeError("a MasterLP holds a live HiGHS solver and cannot be pickled; "
                         "pickle `to_arrays()` and rebuild with `MasterLP.from_arrays`.")
 
     def __repr__(self):
         return f"MasterLP({self.sense}, {self.n_rows} rows, {self.n_cols} columns)"
+
+# %% ../nbs/06_lp.ipynb #cc5d81c3
+@patch
+def add_column(self: MasterLP,
+               cost: float,             # objective coefficient c_j
+               coeffs,                  # column of A: dense length-n_rows vector, scipy sparse, or (row_indices, values)
+               lb: float = 0.0,         # column lower bound (-inf allowed)
+               ub: float = np.inf       # column upper bound (+inf allowed)
+               ) -> int:
+    "Append one column (enters non-basic, so the previous basis stays valid); returns its index."
+    c = _float_vector(cost, 1, "cost")
+    lo, hi = _check_bounds(lb, ub, 1, "column")
+    idx, val = _column_entries(coeffs, self.n_rows)
+    self._h.addCol(float(c[0]), float(lo[0]), float(hi[0]), len(idx), idx, val)
+    return self.n_cols - 1
+
+@patch
+def add_columns(self: MasterLP,
+                costs,                  # k objective coefficients
+                A,                      # (n_rows, k) dense array or scipy sparse matrix
+                lb=0.0,                 # scalar or k lower bounds
+                ub=np.inf               # scalar or k upper bounds
+                ) -> np.ndarray:
+    "Append `k` columns at once; returns their indices."
+    A = _finite_matrix(A, sp.csc_matrix, axis=0, size=self.n_rows, what="one row per LP row")
+    k = A.shape[1]
+    c = _float_vector(costs, k, "costs")
+    lo, hi = _check_bounds(lb, ub, k, "column")
+    first = self.n_cols
+    self._h.addCols(k, c, lo, hi, A.nnz, A.indptr[:-1].astype(np.int32),
+                    A.indices.astype(np.int32), A.data.astype(np.float64))
+    return np.arange(first, first + k)
+
+# %% ../nbs/06_lp.ipynb #589c55fd
+@patch
+def add_rows(self: MasterLP,
+             lower,                     # k row lower bounds (scalar or length k; -inf allowed)
+             upper,                     # k row upper bounds (scalar or length k; +inf allowed)
+             A                          # (k, n_cols) dense array or scipy sparse matrix
+             ) -> np.ndarray:
+    "Append `k` rows at once (their slacks enter the basis, so the old basis stays dual feasible); returns their indices."
+    A = _finite_matrix(A, sp.csr_matrix, axis=1, size=self.n_cols, what="one column per LP column")
+    k = A.shape[0]
+    lo, hi = _check_bounds(lower, upper, k, "row")
+    first = self.n_rows
+    self._h.addRows(k, lo, hi, A.nnz, A.indptr[:-1].astype(np.int32),
+                    A.indices.astype(np.int32), A.data.astype(np.float64))
+    self._row_lower, self._row_upper = np.r_[self._row_lower, lo], np.r_[self._row_upper, hi]
+    return np.arange(first, first + k)
+
+# %% ../nbs/06_lp.ipynb #5fce813f
+@patch
+def to_arrays(self: MasterLP) -> dict:
+    "The LP HiGHS currently holds, as dense arrays `c, A, row_lower, row_upper, col_lower, col_upper, offset, sense`."
+    lp = self._h.getLp()
+    m, k = self.n_rows, self.n_cols
+    mat = lp.a_matrix_
+    shape = (m, k) if mat.format_ == highspy.MatrixFormat.kColwise else (k, m)
+    M = (sp.csc_matrix if shape == (m, k) else sp.csr_matrix)(
+        (np.array(mat.value_), np.array(mat.index_), np.array(mat.start_)), shape=(m, k))
+    return dict(c=np.array(lp.col_cost_), A=M.toarray(), row_lower=np.array(lp.row_lower_),
+                row_upper=np.array(lp.row_upper_), col_lower=np.array(lp.col_lower_),
+                col_upper=np.array(lp.col_upper_), offset=float(lp.offset_), sense=self.sense)
+
+@patch(cls_method=True)
+def from_arrays(cls: MasterLP, c, A, row_lower, row_upper, col_lower=0.0, col_upper=np.inf, sense="min",
+                offset=0.0, algorithm="auto", options=None) -> "MasterLP":
+    "Build a `MasterLP` from whole arrays (a cold start: no basis yet, so HiGHS chooses by default)."
+    lp = cls(row_lower, row_upper, sense=sense, offset=offset, algorithm=algorithm, options=options)
+    if np.shape(A)[1] > 0: lp.add_columns(c, A, col_lower, col_upper)
+    return lp
+
+# %% ../nbs/06_lp.ipynb #04c119c2
+@patch
+def _column_index(self: MasterLP, idx, name="idx", unique=True) -> np.ndarray:
+    return _checked_index(idx, self.n_cols, "column", name, unique)
+
+@patch
+def remove_columns(self: MasterLP, idx  # column indices (or a boolean mask) to delete
+                   ) -> np.ndarray:
+    "Delete columns; the others keep their order. Returns old→new index map (-1 for removed)."
+    old = self.n_cols
+    idx = self._column_index(idx)
+    if idx.size: self._h.deleteCols(len(idx), idx)
+    return _index_map(old, idx)
+
+@patch
+def remove_rows(self: MasterLP, idx  # row indices (or a boolean mask) to delete
+                ) -> np.ndarray:
+    "Delete rows; the others keep their order. Returns old→new index map (-1 for removed)."
+    old = self.n_rows
+    idx = _checked_index(idx, old, "row", "idx", unique=True)
+    if idx.size: self._h.deleteRows(len(idx), idx)
+    mapping = _index_map(old, idx)
+    self._row_lower, self._row_upper = self._row_lower[mapping >= 0], self._row_upper[mapping >= 0]
+    return mapping
+
+# %% ../nbs/06_lp.ipynb #28081592
+@patch
+def solve(self: MasterLP) -> LPResult:
+    "Re-optimise from the current basis; return an `LPResult` or raise `LPSolveError` naming HiGHS's status."
+    h = self._h
+    if self.n_cols == 0: return self._solve_without_columns()
+    run_status = h.run()
+    model_status = h.getModelStatus()
+    status = h.modelStatusToString(model_status)
+    if model_status != highspy.HighsModelStatus.kOptimal:
+        raise LPSolveError(status, f"HiGHS did not solve the LP to optimality: model status '{status}' "
+                           f"(run status {run_status.name}). Check the LP for infeasibility/unboundedness, "
+                           "or raise the limits passed in `options`.")
+    sol, info = h.getSolution(), h.getInfo()
+    return LPResult(status=status, objective=float(info.objective_function_value),
+                    x=np.array(sol.col_value), row_dual=np.array(sol.row_dual),
+                    reduced_cost=np.array(sol.col_dual), row_value=np.array(sol.row_value),
+                    iterations=int(info.simplex_iteration_count))
+
+@patch
+def _solve_without_columns(self: MasterLP) -> LPResult:
+    "HiGHS calls a column-free model 'Empty'; its LP is feasible iff every row admits 0."
+    if np.any(self._row_lower > 0) or np.any(self._row_upper < 0):
+        raise LPSolveError("Infeasible", "HiGHS did not solve the LP to optimality: model status 'Infeasible' "
+                           "(no columns, and some row excludes Ax = 0).")
+    z = np.zeros(self.n_rows)
+    return LPResult("Optimal", self._offset, np.zeros(0), z, np.zeros(0), z.copy(), 0)
+
+# %% ../nbs/06_lp.ipynb #3df2bba2
+@patch
+def set_costs(self: MasterLP, idx, costs):
+    "Change the objective coefficients of columns `idx`."
+    idx = self._column_index(idx, unique=False)
+    c = _float_vector(costs, len(idx), "costs")
+    self._h.changeColsCost(len(idx), idx, c)
+
+@patch
+def set_bounds(self: MasterLP, idx, lb, ub):
+    "Change the bounds of columns `idx`."
+    idx = self._column_index(idx, unique=False)
+    lo, hi = _check_bounds(lb, ub, len(idx), "column")
+    self._h.changeColsBounds(len(idx), idx, lo, hi)
+
+@patch
+def set_row_bounds(self: MasterLP, idx, lower, upper):
+    "Change the bounds of rows `idx`."
+    idx = np.atleast_1d(np.asarray(idx))
+    if idx.dtype.kind not in "iu" or (idx.size and (idx.min() < 0 or idx.max() >= self.n_rows)):
+        raise ValueError(f"row indices must be integers in [0, {self.n_rows}).")
+    lo, hi = _check_bounds(lower, upper, len(idx), "row")
+    self._h.changeRowsBounds(len(idx), idx.astype(np.int32), lo, hi)
+    self._row_lower[idx], self._row_upper[idx] = lo, hi
 
 # %% ../nbs/06_lp.ipynb #62fa63e7
 def _dual_bound_terms(dual, lower, upper, sense):
@@ -468,7 +493,16 @@ def _dual_simplex_pivots(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, 
 
 # %% ../nbs/06_lp.ipynb #214f6f78
 class DenseDualSimplex:
-    "Bounded dual simplex with a dense basis inverse: min c·x over lb ≤ x ≤ ub, lower ≤ A x ≤ upper, A grown by rows."
+    """Bounded dual simplex with a dense basis inverse: min c·x over lb ≤ x ≤ ub, lower ≤ A x ≤ upper, A grown by rows.
+
+    Attributes
+    ----------
+    n_rows : int, rows so far (property); the basis is `n_rows × n_rows`.
+    basic, is_basic, at_upper : ndarray, the variable in each basis position; which variables are basic; which
+        non-basic ones sit at their upper bound. Variables 0..N−1 are the columns, N + r is row r's slack.
+    Binv : ndarray, the dense basis inverse B⁻¹.
+    restarts : int, perturbed solves that restarted from the slack basis.
+    """
 
     def __init__(self,
                  n: int,               # width of a row (RMBoost: training points; LPBoost: points + 1 for β)
@@ -521,120 +555,137 @@ class DenseDualSimplex:
         self.Binv = -np.eye(t)
         self._since_refactor, self._stale = 0, True       # values and reduced costs are computed on the next solve
 
-    def _columns(self, j):   # (rows, k) LP columns of the structural variables j
-        return self._Vt[:, j % self.n] * np.where(j < self.n, 1.0, -1.0)
+# %% ../nbs/06_lp.ipynb #fa808ec7
+@patch
+def add_rows(self: DenseDualSimplex, V, lower, upper):
+    "Append one row per column of `V` (n, k); their slacks enter the basis, which stays dual feasible."
+    V = np.asarray(V, dtype=np.float64)
+    V = V.reshape(-1, 1) if V.ndim == 1 else V
+    if V.ndim != 2 or V.shape[0] != self.n or not np.all(np.isfinite(V)):
+        raise ValueError(f"V must be a finite ({self.n}, k) array: one column of rule values per new row; "
+                         f"got shape {V.shape}{'' if np.all(np.isfinite(V)) else ' with NaN or inf'}.")
+    k = V.shape[1]
+    try: lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), (k,)) for b in (lower, upper))
+    except ValueError: raise ValueError(f"lower and upper must be scalars or {k} row bounds, one per column of V.") from None
+    if np.isnan(lower).any() or np.isnan(upper).any() or np.isposinf(lower).any() or np.isneginf(upper).any() \
+            or not np.all(lower <= upper):
+        raise ValueError("row bounds must be numbers with lower ≤ upper (lower may be −inf, upper +inf).")
+    N = self.N
+    for v, lo, hi in zip(V.T, lower, upper):
+        t, b = self.n_rows, self.basic
+        if not self._stale:   # the new slack's value is the row's activity at the current point
+            self.zB, self.d = np.r_[self.zB, v @ self._combined(self._values())], np.r_[self.d, 0.0]
+        m = np.zeros(t); st = b < N                    # the new row's entries on the basic columns
+        m[st] = v[b[st] % self.n] * np.where(b[st] < self.n, 1.0, -1.0)
+        Binv = np.zeros((t + 1, t + 1)); Binv[:t, :t] = self.Binv
+        Binv[t, :t] = m @ self.Binv; Binv[t, t] = -1.0     # the inverse of [[B, 0], [m, −1]]
+        self.Binv, self.basic = Binv, np.r_[b, N + t]
+        self._rows.append(v[None])
+        self.lb, self.hb = np.r_[self.lb, lo], np.r_[self.hb, hi]
+        self.is_basic, self.at_upper = np.r_[self.is_basic, True], np.r_[self.at_upper, False]
 
-    def _combined(self, z):  # A x = W·(x⁺ − x⁻) with mirrored columns, W·x without
-        return z[:self.n] - z[self.n:self.N] if self.mirror else z[:self.N]
+# %% ../nbs/06_lp.ipynb #6bf3ce2f
+@patch
+def _columns(self: DenseDualSimplex, j):   # (rows, k) LP columns of the structural variables j
+    return self._Vt[:, j % self.n] * np.where(j < self.n, 1.0, -1.0)
 
-    def _values(self):
-        "Every variable's value: non-basic ones at their bound, basic ones from z_B."
-        z = np.where(self.at_upper, self.hb, self.lb)
-        z[self.basic] = self.zB
-        return z
+@patch
+def _combined(self: DenseDualSimplex, z):  # A x = W·(x⁺ − x⁻) with mirrored columns, W·x without
+    return z[:self.n] - z[self.n:self.N] if self.mirror else z[:self.N]
 
-    def add_rows(self, V, lower, upper):
-        "Append one row per column of `V` (n, k); their slacks enter the basis, which stays dual feasible."
-        V = np.asarray(V, dtype=np.float64)
-        V = V.reshape(-1, 1) if V.ndim == 1 else V
-        if V.ndim != 2 or V.shape[0] != self.n or not np.all(np.isfinite(V)):
-            raise ValueError(f"V must be a finite ({self.n}, k) array: one column of rule values per new row; "
-                             f"got shape {V.shape}{'' if np.all(np.isfinite(V)) else ' with NaN or inf'}.")
-        k = V.shape[1]
-        try: lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), (k,)) for b in (lower, upper))
-        except ValueError: raise ValueError(f"lower and upper must be scalars or {k} row bounds, one per column of V.") from None
-        if np.isnan(lower).any() or np.isnan(upper).any() or np.isposinf(lower).any() or np.isneginf(upper).any() \
-                or not np.all(lower <= upper):
-            raise ValueError("row bounds must be numbers with lower ≤ upper (lower may be −inf, upper +inf).")
-        N = self.N
-        for v, lo, hi in zip(V.T, lower, upper):
-            t, b = self.n_rows, self.basic
-            if not self._stale:   # the new slack's value is the row's activity at the current point
-                self.zB, self.d = np.r_[self.zB, v @ self._combined(self._values())], np.r_[self.d, 0.0]
-            m = np.zeros(t); st = b < N                    # the new row's entries on the basic columns
-            m[st] = v[b[st] % self.n] * np.where(b[st] < self.n, 1.0, -1.0)
-            Binv = np.zeros((t + 1, t + 1)); Binv[:t, :t] = self.Binv
-            Binv[t, :t] = m @ self.Binv; Binv[t, t] = -1.0     # the inverse of [[B, 0], [m, −1]]
-            self.Binv, self.basic = Binv, np.r_[b, N + t]
-            self._rows.append(v[None])
-            self.lb, self.hb = np.r_[self.lb, lo], np.r_[self.hb, hi]
-            self.is_basic, self.at_upper = np.r_[self.is_basic, True], np.r_[self.at_upper, False]
+@patch
+def _values(self: DenseDualSimplex):
+    "Every variable's value: non-basic ones at their bound, basic ones from z_B."
+    z = np.where(self.at_upper, self.hb, self.lb)
+    z[self.basic] = self.zB
+    return z
 
-    def remove_rows(self, idx):
-        "Delete rows and restart from the slack basis (removal is rare: RMBoost's paper mode only)."
-        idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
-        if np.any((idx < 0) | (idx >= self.n_rows)):
-            raise IndexError(f"row indices must lie in [0, {self.n_rows}); got {idx[(idx < 0) | (idx >= self.n_rows)]}.")
-        keep = np.ones(self.n_rows, bool); keep[idx] = False
-        self._rows.keep(keep)
-        keep_var = np.r_[np.ones(self.N, bool), keep]
-        self.lb, self.hb = self.lb[keep_var], self.hb[keep_var]
-        self.reset()
+# %% ../nbs/06_lp.ipynb #e2dec483
+@patch
+def _row_duals(self: DenseDualSimplex):
+    return self.Binv.T @ np.where(self.basic < self.N, self.cost[np.minimum(self.basic, self.N - 1)], 0.0)
 
-    def _row_duals(self):
-        return self.Binv.T @ np.where(self.basic < self.N, self.cost[np.minimum(self.basic, self.N - 1)], 0.0)
+@patch
+def _refactor(self: DenseDualSimplex):
+    "Re-invert B from scratch; recompute the basic values z_B and the reduced costs d."
+    b, t, N = self.basic, self.n_rows, self.N
+    B = np.zeros((t, t)); st = b < N
+    B[:, st] = self._columns(b[st]); B[b[~st] - N, np.flatnonzero(~st)] = -1.0
+    self.Binv = np.linalg.inv(B); self._since_refactor, self._stale = 0, False
+    self._recompute()
 
-    def _refactor(self):
-        "Re-invert B from scratch; recompute the basic values z_B and the reduced costs d."
-        b, t, N = self.basic, self.n_rows, self.N
-        B = np.zeros((t, t)); st = b < N
-        B[:, st] = self._columns(b[st]); B[b[~st] - N, np.flatnonzero(~st)] = -1.0
-        self.Binv = np.linalg.inv(B); self._since_refactor, self._stale = 0, False
-        self._recompute()
+@patch
+def _recompute(self: DenseDualSimplex):
+    "z_B and the reduced costs d from the current B⁻¹ and the true costs."
+    b, N = self.basic, self.N
+    z = np.where(self.at_upper, self.hb, self.lb); z[b] = 0.0
+    self.zB = -self.Binv @ (self._Vt @ self._combined(z) - z[N:])    # [A −I]·z = 0
+    mu = self._row_duals()
+    g = self._Vt.T @ mu
+    dstruct = np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g] if self.mirror else self.cost - g
+    self.d = np.where(self.is_basic, 0.0, np.r_[dstruct, mu])
 
-    def _recompute(self):
-        "z_B and the reduced costs d from the current B⁻¹ and the true costs."
-        b, N = self.basic, self.N
-        z = np.where(self.at_upper, self.hb, self.lb); z[b] = 0.0
-        self.zB = -self.Binv @ (self._Vt @ self._combined(z) - z[N:])    # [A −I]·z = 0
-        mu = self._row_duals()
-        g = self._Vt.T @ mu
-        dstruct = np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g] if self.mirror else self.cost - g
-        self.d = np.where(self.is_basic, 0.0, np.r_[dstruct, mu])
+# %% ../nbs/06_lp.ipynb #7d4200d0
+@patch
+def solve(self: DenseDualSimplex):
+    "Run the dual simplex from the current basis; returns `(x, row_duals, objective c·x, pivots)`."
+    if self._stale: self._refactor()
+    cap = self.max_iter if self.max_iter is not None else 50 * (self.N + self.n_rows)
+    pivots, perturbed = 0, self.perturb > 0
+    if perturbed: self._perturb_costs()
+    while True:
+        budget = min(self.refactor_every - self._since_refactor, cap - pivots)
+        done, status = _dual_simplex_pivots(self._Vt, self.N, self.Binv, self.basic, self.is_basic, self.at_upper,
+                                            self.lb, self.hb, self.zB, self.d, self.tol, budget)
+        pivots += done; self._since_refactor += done
+        if status == _NO_ENTERING: raise LPSolveError("infeasible", "no entering column: the LP has no feasible point")
+        if self._since_refactor >= self.refactor_every:
+            self._refactor()          # then re-check optimality
+            if perturbed: self._perturb_costs()
+            continue
+        if status == _OPTIMAL:
+            if not perturbed: break
+            perturbed = False         # remove the perturbation, restore dual feasibility, finish unperturbed
+            self._recompute()
+            if not self._flip_dual_infeasible():
+                self.restarts += 1; self.reset(); self._refactor()
+            continue
+        raise LPSolveError("iteration limit", f"the dense dual simplex made {cap} pivots")
+    x = self._values()[:self.N]
+    return x, self._row_duals(), float(self.cost @ x), pivots
 
-    def _perturb_costs(self):
-        "Shift every free-to-move non-basic reduced cost away from 0 by perturb·U[1, 2) (a cost perturbation: B⁻¹ kept)."
-        rng = np.random.default_rng([self.n_rows, self._since_refactor])   # reproducible, different per round
-        xi = self.perturb * (1.0 + rng.random(len(self.d)))
-        move = ~self.is_basic & (self.hb > self.lb)
-        self.d = np.where(move, self.d + np.where(self.at_upper, -xi, xi), self.d)
+# %% ../nbs/06_lp.ipynb #28fb207f
+@patch
+def remove_rows(self: DenseDualSimplex, idx):
+    "Delete rows and restart from the slack basis (removal is rare: RMBoost's paper mode only)."
+    idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
+    if np.any((idx < 0) | (idx >= self.n_rows)):
+        raise IndexError(f"row indices must lie in [0, {self.n_rows}); got {idx[(idx < 0) | (idx >= self.n_rows)]}.")
+    keep = np.ones(self.n_rows, bool); keep[idx] = False
+    self._rows.keep(keep)
+    keep_var = np.r_[np.ones(self.N, bool), keep]
+    self.lb, self.hb = self.lb[keep_var], self.hb[keep_var]
+    self.reset()
 
-    def _flip_dual_infeasible(self) -> bool:
-        "Move each non-basic variable whose true reduced cost has the wrong sign to its other bound; False if one has none."
-        move = ~self.is_basic & (self.hb > self.lb)
-        bad = move & np.where(self.at_upper, self.d > self.tol, self.d < -self.tol)
-        if not bad.any(): return True
-        if not (np.all(np.isfinite(self.lb[bad])) and np.all(np.isfinite(self.hb[bad]))): return False
-        self.at_upper = np.where(bad, ~self.at_upper, self.at_upper)
-        self._recompute()
-        return True
+# %% ../nbs/06_lp.ipynb #32d1201b
+@patch
+def _perturb_costs(self: DenseDualSimplex):
+    "Shift every free-to-move non-basic reduced cost away from 0 by perturb·U[1, 2) (a cost perturbation: B⁻¹ kept)."
+    rng = np.random.default_rng([self.n_rows, self._since_refactor])   # reproducible, different per round
+    xi = self.perturb * (1.0 + rng.random(len(self.d)))
+    move = ~self.is_basic & (self.hb > self.lb)
+    self.d = np.where(move, self.d + np.where(self.at_upper, -xi, xi), self.d)
 
-    def solve(self):
-        "Run the dual simplex from the current basis; returns `(x, row_duals, objective c·x, pivots)`."
-        if self._stale: self._refactor()
-        cap = self.max_iter if self.max_iter is not None else 50 * (self.N + self.n_rows)
-        pivots, perturbed = 0, self.perturb > 0
-        if perturbed: self._perturb_costs()
-        while True:
-            budget = min(self.refactor_every - self._since_refactor, cap - pivots)
-            done, status = _dual_simplex_pivots(self._Vt, self.N, self.Binv, self.basic, self.is_basic, self.at_upper,
-                                                self.lb, self.hb, self.zB, self.d, self.tol, budget)
-            pivots += done; self._since_refactor += done
-            if status == _NO_ENTERING: raise LPSolveError("infeasible", "no entering column: the LP has no feasible point")
-            if self._since_refactor >= self.refactor_every:
-                self._refactor()          # then re-check optimality
-                if perturbed: self._perturb_costs()
-                continue
-            if status == _OPTIMAL:
-                if not perturbed: break
-                perturbed = False         # remove the perturbation, restore dual feasibility, finish unperturbed
-                self._recompute()
-                if not self._flip_dual_infeasible():
-                    self.restarts += 1; self.reset(); self._refactor()
-                continue
-            raise LPSolveError("iteration limit", f"the dense dual simplex made {cap} pivots")
-        x = self._values()[:self.N]
-        return x, self._row_duals(), float(self.cost @ x), pivots
+@patch
+def _flip_dual_infeasible(self: DenseDualSimplex) -> bool:
+    "Move each non-basic variable whose true reduced cost has the wrong sign to its other bound; False if one has none."
+    move = ~self.is_basic & (self.hb > self.lb)
+    bad = move & np.where(self.at_upper, self.d > self.tol, self.d < -self.tol)
+    if not bad.any(): return True
+    if not (np.all(np.isfinite(self.lb[bad])) and np.all(np.isfinite(self.hb[bad]))): return False
+    self.at_upper = np.where(bad, ~self.at_upper, self.at_upper)
+    self._recompute()
+    return True
 
 # %% ../nbs/06_lp.ipynb #a944a9b3
 _BLAS = ThreadpoolController()   # made once: entering its `limit` then costs ≈ 0.03 ms

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 from .grid import Grid
 
@@ -45,7 +46,15 @@ def _has_pyarrow() -> bool:
 
 # %% ../../nbs/70c_store.ipynb #1eefe5ae
 class ResultStore:
-    "A results folder: `grid.json` (spec, fingerprint, runs), `results.jsonl` (append log), `results.parquet`/`.csv`."
+    """A results folder: `grid.json` (spec, fingerprint, runs), `results.jsonl` (append log), `results.parquet`/`.csv`.
+
+    Attributes
+    ----------
+    path, meta_file, log, quarantine_file : Path, the folder and its files.
+    meta : dict, the contents of `grid.json`: fingerprint, spec, grids, runs.
+    fingerprint : str or None, the grid this store writes for (None: opened read-only).
+    quarantined : list of dict, the damaged lines moved aside when the store was opened for writing.
+    """
 
     def __init__(self, path, # the folder (created if needed)
                  grid: Grid | None = None, # the grid it holds; None opens an existing folder read-only
@@ -95,133 +104,6 @@ class ResultStore:
         self.meta = old
         self._write_meta()
 
-    def _read_meta(self) -> dict:
-        try: meta = json.loads(self.meta_file.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ValueError(f"{self.meta_file} is damaged ({e}); the rows in {self.log.name} name their grid, so delete "
-                             "the damaged file and run the grid again to rebuild it.") from None
-        if not isinstance(meta, dict) or not isinstance(meta.get("fingerprint"), str) or not isinstance(meta.get("runs"), list):
-            raise ValueError(f"{self.meta_file} is not a results folder's grid.json (no fingerprint/runs); delete it and "
-                             "run the grid again to rebuild it.")
-        return meta
-
-    def _end_torn_line(self):
-        "After a crash the log may end in a half-written line: end it, so the next row starts on a line of its own."
-        if self.log.is_file() and self.log.stat().st_size:
-            with open(self.log, "rb+") as f:
-                f.seek(-1, os.SEEK_END)
-                if f.read(1) != b"\n": f.write(b"\n")
-
-    def _lines(self):
-        "(line number, parsed row or None, why it is not a row or None, raw text) for every non-blank line of the log."
-        if not self.log.is_file(): return
-        for i, text in enumerate(self.log.read_text(errors="replace").splitlines(), 1):
-            if not text.strip(): continue
-            try: row = json.loads(text)
-            except json.JSONDecodeError: yield i, None, "not JSON (a torn or damaged line)", text; continue
-            yield i, row, _row_problem(row), text
-
-    def _quarantine_damaged(self):
-        "Move the log's damaged lines to the quarantine file (kept verbatim, with line and reason) and warn."
-        lines = list(self._lines())
-        bad = [dict(line=i, reason=why, text=text) for i, _, why, text in lines if why]
-        if not bad: return
-        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-        with open(self.quarantine_file, "a") as f:
-            for b in bad: f.write(json.dumps(dict(b, file=self.log.name, moved=stamp)) + "\n")
-        tmp = self.log.with_suffix(".tmp")
-        tmp.write_text("".join(text + "\n" for _, _, why, text in lines if not why))
-        os.replace(tmp, self.log)   # atomic: a crash leaves either the old log or the cleaned one
-        self.quarantined = bad
-        shown = "; ".join(f"line {b['line']}: {b['reason']}" for b in bad[:3]) + ("; …" if len(bad) > 3 else "")
-        warnings.warn(f"{self.log}: {len(bad)} damaged line(s) moved to {self.quarantine_file} ({shown}); "
-                      "their tasks are run again.", RuntimeWarning, stacklevel=3)
-
-    def _stamp_legacy_rows(self, fp: str):
-        "A folder written before rows named their grid holds one grid, its grid.json's: stamp its rows with it (atomically)."
-        lines = list(self._lines())
-        if all("grid" in row for _, row, why, _ in lines if not why): return
-        tmp = self.log.with_suffix(".tmp")
-        tmp.write_text("".join((json.dumps({**row, "grid": fp}) if not why and "grid" not in row else text) + "\n"
-                               for _, row, why, text in lines))
-        os.replace(tmp, self.log)
-
-    def _numbered(self):
-        "(line number, row) of every valid row."
-        for i, row, why, _ in self._lines():
-            if not why: yield i, row
-
-    def _write_meta(self):
-        tmp = self.meta_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.meta, indent=1, sort_keys=True))
-        os.replace(tmp, self.meta_file)  # atomic: a crash never leaves a half-written grid.json
-
-    def start_run(self, **info) -> str:
-        "Record a run (versions, backend, start time); returns its id."
-        run_id = f"run{len(self.meta['runs']) + 1}"
-        self.meta["runs"].append(dict(run_id=run_id, started=time.strftime("%Y-%m-%d %H:%M:%S"), versions=versions(),
-                                      grid=self.fingerprint, **info))
-        self._write_meta()
-        return run_id
-
-    def finish_run(self, run_id: str, seconds: float, done: int):
-        "Record a run's wall time and how many tasks it finished (also for an interrupted run: what it did)."
-        for run in self.meta["runs"]:
-            if run["run_id"] == run_id: run.update(seconds=round(float(seconds), 3), done=int(done))
-        self._write_meta()
-
-    def wall_seconds(self) -> float | None:
-        "Wall time of the runs of this store's grids (the runs of a grid spanning several sittings add up); None if a run did not record it."
-        fps = set(_grids(self.meta))
-        runs = [r for r in self.meta["runs"] if r.get("grid") in fps or r.get("grid") is None]
-        if not runs or any("seconds" not in r for r in runs): return None   # runs made before run times were recorded
-        return float(sum(r["seconds"] for r in runs))
-
-    def rows(self, grid: str | None = None, # only the rows of the grid with this fingerprint (default: this store's grid when writing, else every grid of grid.json)
-             ) -> list[dict]:
-        "Every valid row of the log; damaged lines and rows of grids the folder does not hold are left out with a warning naming them."
-        grid = grid if grid is not None else self.fingerprint
-        known = {grid} if grid is not None else set(_grids(self.meta))
-        out, damaged, strangers = [], [], []
-        for i, row, why, _ in self._lines():
-            if not why and "grid" not in row and self._legacy: row = {**row, "grid": self._legacy}
-            if why: damaged.append(f"line {i}: {why}")
-            elif row.get("grid") not in known:
-                if grid is None: strangers.append(f"line {i}")
-            else: out.append(row)
-        if damaged:
-            warnings.warn(f"{self.log}: {len(damaged)} damaged line(s) left out ({'; '.join(damaged[:3])}); the next "
-                          "`run` of the grid moves them to the quarantine file and runs their tasks again.", RuntimeWarning, stacklevel=2)
-        if strangers:
-            warnings.warn(f"{self.log}: {len(strangers)} row(s) of a grid not recorded in {self.meta_file.name} refused "
-                          f"({', '.join(strangers[:3])}).", RuntimeWarning, stacklevel=2)
-        return out
-
-    def done(self, retry_failed: bool = False) -> set[str]:
-        "Task ids of this grid already in the store (without the failed ones if `retry_failed`)."
-        return {r["task_id"] for r in self.rows() if not (retry_failed and r["status"] != "ok")}
-
-    def append(self, row: dict):
-        "Append one row (stamped with the grid's fingerprint) and flush it to the OS at once."
-        if self.fingerprint is None: raise ValueError(f"{self.path} was opened read-only (no grid); open it with the grid to append.")
-        with open(self.log, "a") as f:
-            f.write(json.dumps({**row, "grid": self.fingerprint}) + "\n")
-            f.flush()
-
-    def frame(self) -> pd.DataFrame:
-        "The rows of every grid the folder holds as a DataFrame (the last row per grid and task wins), in task order."
-        return _frame(self.rows(grid=None) if self.fingerprint is None else
-                      [r for _, r in self._numbered() if r.get("grid") in _grids(self.meta)], order=None)
-
-    def consolidate(self) -> Path:
-        "Write the table as Parquet (CSV without pyarrow); returns the file."
-        df = self.frame()
-        if _has_pyarrow():
-            out = self.path / "results.parquet"; df.to_parquet(out, index=False)
-        else:
-            out = self.path / "results.csv"; df.to_csv(out, index=False)
-        return out
-
 # %% ../../nbs/70c_store.ipynb #11c25eb9
 def _grids(meta: dict) -> dict:
     "{fingerprint: spec} of the grids whose rows a folder holds (older grid.json files name one)."
@@ -233,6 +115,137 @@ def _row_problem(row) -> str | None:
     if not isinstance(row.get("task_id"), str) or not row["task_id"]: return "a row without a task_id"
     if row.get("status") not in ("ok", "failed"): return f"a row whose status is {row.get('status')!r}, not 'ok' or 'failed'"
     return None
+
+# %% ../../nbs/70c_store.ipynb #145add73
+@patch
+def _read_meta(self: ResultStore) -> dict:
+    try: meta = json.loads(self.meta_file.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{self.meta_file} is damaged ({e}); the rows in {self.log.name} name their grid, so delete "
+                         "the damaged file and run the grid again to rebuild it.") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("fingerprint"), str) or not isinstance(meta.get("runs"), list):
+        raise ValueError(f"{self.meta_file} is not a results folder's grid.json (no fingerprint/runs); delete it and "
+                         "run the grid again to rebuild it.")
+    return meta
+
+@patch
+def _write_meta(self: ResultStore):
+    tmp = self.meta_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(self.meta, indent=1, sort_keys=True))
+    os.replace(tmp, self.meta_file)  # atomic: a crash never leaves a half-written grid.json
+
+# %% ../../nbs/70c_store.ipynb #ad1c5bbd
+@patch
+def _end_torn_line(self: ResultStore):
+    "After a crash the log may end in a half-written line: end it, so the next row starts on a line of its own."
+    if self.log.is_file() and self.log.stat().st_size:
+        with open(self.log, "rb+") as f:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n": f.write(b"\n")
+
+@patch
+def _lines(self: ResultStore):
+    "(line number, parsed row or None, why it is not a row or None, raw text) for every non-blank line of the log."
+    if not self.log.is_file(): return
+    for i, text in enumerate(self.log.read_text(errors="replace").splitlines(), 1):
+        if not text.strip(): continue
+        try: row = json.loads(text)
+        except json.JSONDecodeError: yield i, None, "not JSON (a torn or damaged line)", text; continue
+        yield i, row, _row_problem(row), text
+
+@patch
+def _numbered(self: ResultStore):
+    "(line number, row) of every valid row."
+    for i, row, why, _ in self._lines():
+        if not why: yield i, row
+
+# %% ../../nbs/70c_store.ipynb #b3a1ba76
+@patch
+def _quarantine_damaged(self: ResultStore):
+    "Move the log's damaged lines to the quarantine file (kept verbatim, with line and reason) and warn."
+    lines = list(self._lines())
+    bad = [dict(line=i, reason=why, text=text) for i, _, why, text in lines if why]
+    if not bad: return
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    with open(self.quarantine_file, "a") as f:
+        for b in bad: f.write(json.dumps(dict(b, file=self.log.name, moved=stamp)) + "\n")
+    tmp = self.log.with_suffix(".tmp")
+    tmp.write_text("".join(text + "\n" for _, _, why, text in lines if not why))
+    os.replace(tmp, self.log)   # atomic: a crash leaves either the old log or the cleaned one
+    self.quarantined = bad
+    shown = "; ".join(f"line {b['line']}: {b['reason']}" for b in bad[:3]) + ("; …" if len(bad) > 3 else "")
+    warnings.warn(f"{self.log}: {len(bad)} damaged line(s) moved to {self.quarantine_file} ({shown}); "
+                  "their tasks are run again.", RuntimeWarning, stacklevel=3)
+
+@patch
+def _stamp_legacy_rows(self: ResultStore, fp: str):
+    "A folder written before rows named their grid holds one grid, its grid.json's: stamp its rows with it (atomically)."
+    lines = list(self._lines())
+    if all("grid" in row for _, row, why, _ in lines if not why): return
+    tmp = self.log.with_suffix(".tmp")
+    tmp.write_text("".join((json.dumps({**row, "grid": fp}) if not why and "grid" not in row else text) + "\n"
+                           for _, row, why, text in lines))
+    os.replace(tmp, self.log)
+
+# %% ../../nbs/70c_store.ipynb #067f9a1c
+@patch
+def start_run(self: ResultStore, **info) -> str:
+    "Record a run (versions, backend, start time); returns its id."
+    run_id = f"run{len(self.meta['runs']) + 1}"
+    self.meta["runs"].append(dict(run_id=run_id, started=time.strftime("%Y-%m-%d %H:%M:%S"), versions=versions(),
+                                  grid=self.fingerprint, **info))
+    self._write_meta()
+    return run_id
+
+@patch
+def finish_run(self: ResultStore, run_id: str, seconds: float, done: int):
+    "Record a run's wall time and how many tasks it finished (also for an interrupted run: what it did)."
+    for run in self.meta["runs"]:
+        if run["run_id"] == run_id: run.update(seconds=round(float(seconds), 3), done=int(done))
+    self._write_meta()
+
+@patch
+def wall_seconds(self: ResultStore) -> float | None:
+    "Wall time of the runs of this store's grids (the runs of a grid spanning several sittings add up); None if a run did not record it."
+    fps = set(_grids(self.meta))
+    runs = [r for r in self.meta["runs"] if r.get("grid") in fps or r.get("grid") is None]
+    if not runs or any("seconds" not in r for r in runs): return None   # runs made before run times were recorded
+    return float(sum(r["seconds"] for r in runs))
+
+# %% ../../nbs/70c_store.ipynb #a5a4690e
+@patch
+def rows(self: ResultStore, grid: str | None = None, # only the rows of the grid with this fingerprint (default: this store's grid when writing, else every grid of grid.json)
+         ) -> list[dict]:
+    "Every valid row of the log; damaged lines and rows of grids the folder does not hold are left out with a warning naming them."
+    grid = grid if grid is not None else self.fingerprint
+    known = {grid} if grid is not None else set(_grids(self.meta))
+    out, damaged, strangers = [], [], []
+    for i, row, why, _ in self._lines():
+        if not why and "grid" not in row and self._legacy: row = {**row, "grid": self._legacy}
+        if why: damaged.append(f"line {i}: {why}")
+        elif row.get("grid") not in known:
+            if grid is None: strangers.append(f"line {i}")
+        else: out.append(row)
+    if damaged:
+        warnings.warn(f"{self.log}: {len(damaged)} damaged line(s) left out ({'; '.join(damaged[:3])}); the next "
+                      "`run` of the grid moves them to the quarantine file and runs their tasks again.", RuntimeWarning, stacklevel=2)
+    if strangers:
+        warnings.warn(f"{self.log}: {len(strangers)} row(s) of a grid not recorded in {self.meta_file.name} refused "
+                      f"({', '.join(strangers[:3])}).", RuntimeWarning, stacklevel=2)
+    return out
+
+@patch
+def done(self: ResultStore, retry_failed: bool = False) -> set[str]:
+    "Task ids of this grid already in the store (without the failed ones if `retry_failed`)."
+    return {r["task_id"] for r in self.rows() if not (retry_failed and r["status"] != "ok")}
+
+@patch
+def append(self: ResultStore, row: dict):
+    "Append one row (stamped with the grid's fingerprint) and flush it to the OS at once."
+    if self.fingerprint is None: raise ValueError(f"{self.path} was opened read-only (no grid); open it with the grid to append.")
+    with open(self.log, "a") as f:
+        f.write(json.dumps({**row, "grid": self.fingerprint}) + "\n")
+        f.flush()
 
 # %% ../../nbs/70c_store.ipynb #26464089
 def _frame(rows: list[dict], order=None) -> pd.DataFrame:
@@ -249,6 +262,23 @@ def _frame(rows: list[dict], order=None) -> pd.DataFrame:
     else:
         df = df.sort_values("task_index", kind="stable")
     return df.reset_index(drop=True)
+
+# %% ../../nbs/70c_store.ipynb #6d98ee78
+@patch
+def frame(self: ResultStore) -> pd.DataFrame:
+    "The rows of every grid the folder holds as a DataFrame (the last row per grid and task wins), in task order."
+    return _frame(self.rows(grid=None) if self.fingerprint is None else
+                  [r for _, r in self._numbered() if r.get("grid") in _grids(self.meta)], order=None)
+
+@patch
+def consolidate(self: ResultStore) -> Path:
+    "Write the table as Parquet (CSV without pyarrow); returns the file."
+    df = self.frame()
+    if _has_pyarrow():
+        out = self.path / "results.parquet"; df.to_parquet(out, index=False)
+    else:
+        out = self.path / "results.csv"; df.to_csv(out, index=False)
+    return out
 
 # %% ../../nbs/70c_store.ipynb #3c56ebcf
 def load_results(path, # a results folder written by `run_grid`
