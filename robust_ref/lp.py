@@ -732,7 +732,7 @@ class CertifiedMaster:
         self.fallbacks += 1; lp.reset()
         return self._highs_solve()
 
-# %% ../nbs/06_lp.ipynb #60b740f7
+# %% ../nbs/06_lp.ipynb #ac07b3d5
 class LPBoostMaster(CertifiedMaster):
     "The restricted LPBoost LP: its dual over (u, β) on `DenseDualSimplex` (default), or the primal (ρ, ξ, a) on HiGHS."
 
@@ -770,53 +770,63 @@ class LPBoostMaster(CertifiedMaster):
         lp.add_rows(np.r_[np.ones(n), 0.0], 1.0, 1.0)
         return lp
 
-    def add_rule(self, h  # the rule's outputs h(x_i) ∈ [-1, 1] on the training samples
-                 ) -> int:
-        "Add rule j: a column a_j ≥ 0 of the primal ('highs'), a row Σu_i y_i h(x_i) − β ≤ 0 of the dual ('dense')."
-        h = _float_vector(h, self.n, "rule outputs")
-        if np.abs(h).max() > 1: raise ValueError("rule outputs must lie in [-1, 1].")
-        if self.backend == "dense": self.lp.add_rows(np.r_[self.y * h, -1.0], -np.inf, 0.0)
-        else: self.lp.add_column(0.0, np.r_[self.y * h, 1.0])
-        self._rules.append(h[None])
-        return self.n_rules - 1
+# %% ../nbs/06_lp.ipynb #05c61f29
+@patch
+def add_rule(self: LPBoostMaster, h  # the rule's outputs h(x_i) ∈ [-1, 1] on the training samples
+             ) -> int:
+    "Add rule j: a column a_j ≥ 0 of the primal ('highs'), a row Σu_i y_i h(x_i) − β ≤ 0 of the dual ('dense')."
+    h = _float_vector(h, self.n, "rule outputs")
+    if np.abs(h).max() > 1: raise ValueError("rule outputs must lie in [-1, 1].")
+    if self.backend == "dense": self.lp.add_rows(np.r_[self.y * h, -1.0], -np.inf, 0.0)
+    else: self.lp.add_column(0.0, np.r_[self.y * h, 1.0])
+    self._rules.append(h[None])
+    return self.n_rules - 1
 
-    def _solution(self, u, beta, rho, a, objective, iterations) -> dict:
-        margins = self.y * (self.V @ a)
-        return dict(u=u, beta=float(beta), rho=float(rho), a=a, xi=np.maximum(rho - margins, 0.0),
-                    objective=float(objective), iterations=int(iterations))
+# %% ../nbs/06_lp.ipynb #3d4b5858
+@patch
+def _solution(self: LPBoostMaster, u, beta, rho, a, objective, iterations) -> dict:
+    margins = self.y * (self.V @ a)
+    return dict(u=u, beta=float(beta), rho=float(rho), a=a, xi=np.maximum(rho - margins, 0.0),
+                objective=float(objective), iterations=int(iterations))
 
-    def _from_dense(self, x, mu, objective, pivots) -> dict:
-        # row duals of the min: the Σu = 1 row's is ρ, a rule row's (a ≤ row: dual ≤ 0) is −a_j
-        return self._solution(np.clip(x[:self.n], 0.0, self.D), x[self.n], mu[0], np.clip(-mu[1:], 0.0, None),
-                              objective, pivots)
+@patch
+def _from_dense(self: LPBoostMaster, x, mu, objective, pivots) -> dict:
+    # row duals of the min: the Σu = 1 row's is ρ, a rule row's (a ≤ row: dual ≤ 0) is −a_j
+    return self._solution(np.clip(x[:self.n], 0.0, self.D), x[self.n], mu[0], np.clip(-mu[1:], 0.0, None),
+                          objective, pivots)
 
-    def _highs_solve(self) -> dict:
-        lp = self._new_highs()
-        k = self.n_rules
-        if k: lp.add_columns(np.zeros(k), np.r_[self.y[:, None] * self.V, np.ones((1, k))])
-        return self._from_highs(lp.solve())
+@patch
+def _highs_solve(self: LPBoostMaster) -> dict:
+    lp = self._new_highs()
+    k = self.n_rules
+    if k: lp.add_columns(np.zeros(k), np.r_[self.y[:, None] * self.V, np.ones((1, k))])
+    return self._from_highs(lp.solve())
 
-    def _from_highs(self, r: LPResult) -> dict:
-        n = self.n
-        return self._solution(np.clip(-r.row_dual[:n], 0.0, None), r.row_dual[n], r.x[0], np.clip(r.x[n + 1:], 0.0, None),
-                              r.objective, r.iterations)
+@patch
+def _from_highs(self: LPBoostMaster, r: LPResult) -> dict:
+    n = self.n
+    return self._solution(np.clip(-r.row_dual[:n], 0.0, None), r.row_dual[n], r.x[0], np.clip(r.x[n + 1:], 0.0, None),
+                          r.objective, r.iterations)
 
-    def certify(self, sol: dict, tol: float | None = None) -> bool:
-        "True if (u, β) is feasible for the dual, (a, ρ, ξ) for the primal, and their objectives agree (to `tol`)."
-        tol = self.tol if tol is None else tol
-        u, a, rho = sol["u"], sol["a"], sol["rho"]
-        if not (np.all(np.isfinite(u)) and np.all(np.isfinite(a)) and np.isfinite(rho)): return False
-        beta = float(((u * self.y) @ self.V).max(initial=-np.inf))       # the least β that u admits
-        primal = rho - self.D @ np.maximum(rho - self.y * (self.V @ a), 0.0)
-        return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol["beta"]) <= tol
-                    and abs(beta - primal) <= tol)
+# %% ../nbs/06_lp.ipynb #e3fa1d04
+@patch
+def certify(self: LPBoostMaster, sol: dict, tol: float | None = None) -> bool:
+    "True if (u, β) is feasible for the dual, (a, ρ, ξ) for the primal, and their objectives agree (to `tol`)."
+    tol = self.tol if tol is None else tol
+    u, a, rho = sol["u"], sol["a"], sol["rho"]
+    if not (np.all(np.isfinite(u)) and np.all(np.isfinite(a)) and np.isfinite(rho)): return False
+    beta = float(((u * self.y) @ self.V).max(initial=-np.inf))       # the least β that u admits
+    primal = rho - self.D @ np.maximum(rho - self.y * (self.V @ a), 0.0)
+    return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol["beta"]) <= tol
+                and abs(beta - primal) <= tol)
 
-    def solve(self) -> dict:
-        "Solve and return `u` (sample weights), `beta`, `rho`, `a` (rule weights), `xi`, `objective`, `iterations`."
-        if self.backend == "dense": return self._solve_dense(self.lp)
-        return self._from_highs(self.lp.solve())
+@patch
+def solve(self: LPBoostMaster) -> dict:
+    "Solve and return `u` (sample weights), `beta`, `rho`, `a` (rule weights), `xi`, `objective`, `iterations`."
+    if self.backend == "dense": return self._solve_dense(self.lp)
+    return self._from_highs(self.lp.solve())
 
-# %% ../nbs/06_lp.ipynb #227cf0e1
+# %% ../nbs/06_lp.ipynb #e14b16cc
 class ClassifierRule(Rule):
     "A fitted classifier trained on ±1 labels, seen as a ±1 rule (features divided by `scale` first, if given)."
     def __init__(self, estimator, scale=None): self.estimator, self.scale = estimator, scale
@@ -825,6 +835,7 @@ class ClassifierRule(Rule):
         return np.where(np.asarray(self.estimator.predict(X)) > 0, 1.0, -1.0)
     def __repr__(self): return f"ClassifierRule({self.estimator!r})"
 
+# %% ../nbs/06_lp.ipynb #5031d0b8
 def _float32_safe_scale(X) -> np.ndarray | None:
     "Per-column powers of two that bring max|x| into [1, 2) where it lies outside [2⁻¹⁰⁰, 2¹⁰⁰]; None if no column needs one."
     m = np.abs(X).max(axis=0, initial=0.0)
@@ -833,6 +844,7 @@ def _float32_safe_scale(X) -> np.ndarray | None:
     scale = np.ones(X.shape[1]); scale[need] = 2.0 ** np.floor(np.log2(m[need]))
     return scale
 
+# %% ../nbs/06_lp.ipynb #25d08793
 def _bootstrap(rng, w) -> np.ndarray:
     "Row indices of a weighted bootstrap resample: n draws with replacement, probabilities w/Σw."
     return rng.choice(len(w), size=len(w), replace=True, p=w / w.sum())
@@ -852,6 +864,7 @@ class _ResampledTrees:
         if pos[drawn].all() or not pos[drawn].any(): return ConstantRule(1.0 if pos[drawn][0] else -1.0)  # one class drawn
         return TreeRule(self.builder.grow(pos.astype(np.int64), counts, 2, seed), "sign")
 
+# %% ../nbs/06_lp.ipynb #e0c04b36
 class _EstimatorOracle:
     "A scikit-learn classifier fit to labels y with weights w: by weighted bootstrap resampling or by sample_weight."
     def __init__(self, X, template, resample: bool, rng):
@@ -876,6 +889,7 @@ class _EstimatorOracle:
         if self.scale is None and isinstance(est, DecisionTreeClassifier): return TreeRule(est, "sign")
         return ClassifierRule(est, self.scale)
 
+# %% ../nbs/06_lp.ipynb #113bbc37
 def pricing_oracle(base_learner,  # 'stump', 'tree', a chapter-04 learner (`prepare`), or a scikit-learn classifier
                    X,             # training features
                    random_state=None,     # seed or Generator for randomised learners and resampling
@@ -897,6 +911,7 @@ def fit_rule(oracle,          # result of `pricing_oracle`
     rule = oracle.fit_sign(np.where(s >= 0, 1.0, -1.0), np.abs(s))
     return rule, check_rule_values(rule(X), "the base learner's rule")
 
+# %% ../nbs/06_lp.ipynb #1f6b440f
 class ColumnGeneration:
     """The one column-generation loop that LPBoost and RMBoost configure. Each round: price the signed weights
     `s = signed_weights()`, let `test(k, edge, values)` say 'add', 'skip' or 'stop', and on 'add' call `add(rule,
@@ -933,7 +948,7 @@ class ColumnGeneration:
             if record is not None: record(k)
         return self
 
-# %% ../nbs/06_lp.ipynb #38eaed66
+# %% ../nbs/06_lp.ipynb #8a1de028
 class DegenerateMarginWarning(UserWarning):
     "LPBoost's soft-margin optimum has ρ ≤ tol: its combination is (nearly) the zero function, so predictions are ties."
 
@@ -976,60 +991,68 @@ class LPBoostClassifier(BinaryClassifier):
         self.nu, self.n_estimators, self.tol = nu, n_estimators, tol
         self.base_learner, self.random_state = base_learner, random_state
 
-    def _fit(self, X, y_pm, w):
-        oracle = pricing_oracle(self.base_learner, X, random_state=self.random_state)
-        u, beta = w / w.sum(), 0.0                      # Demiriz et al.: start from u ∝ w, β = 0
-        cg = ColumnGeneration(oracle, X, None)
-        first = cg.price(u * y_pm)                      # the first rule also fixes ν when nu='auto'
-        eps1 = (1.0 - float((u * y_pm) @ first[1])) / 2 # its weighted error (for ±1 rules)
-        nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
-        # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
-        cg.master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0))
-        rules, betas, rhos, weights_path, pivots = [], [], [], [], []
+# %% ../nbs/06_lp.ipynb #d91ff207
+@patch
+def _fit(self: LPBoostClassifier, X, y_pm, w):
+    oracle = pricing_oracle(self.base_learner, X, random_state=self.random_state)
+    u, beta = w / w.sum(), 0.0                      # Demiriz et al.: start from u ∝ w, β = 0
+    cg = ColumnGeneration(oracle, X, None)
+    first = cg.price(u * y_pm)                      # the first rule also fixes ν when nu='auto'
+    eps1 = (1.0 - float((u * y_pm) @ first[1])) / 2 # its weighted error (for ±1 rules)
+    nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
+    # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
+    cg.master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0))
+    rules, betas, rhos, weights_path, pivots = [], [], [], [], []
 
-        def test(k, edge, v):   # no violated dual constraint: optimal (for this learner); the first rule is always kept
-            return "stop" if rules and edge <= beta + self.tol else "add"
-        def add(rule, v):
-            rules.append(rule); cg.master.add_rule(v)
-        def update(k, sol):
-            nonlocal u, beta
-            u, beta = sol["u"], sol["beta"]
-            betas.append(beta); rhos.append(sol["rho"]); weights_path.append(sol["a"]); pivots.append(sol["iterations"])
-            return k == 0 and cg.edges[0] <= self.tol   # even the best first rule has no edge: nothing to learn
-        cg.run(self.n_estimators, lambda: u * y_pm, test, add, update, first=first)
-        edges = cg.edges
-        self.estimators_ = rules
-        self.estimator_weights_ = weights_path[-1]
-        self.nu_ = nu
-        self.n_iter_ = len(rules)
-        self.beta_path_, self.rho_path_, self.edge_path_ = np.array(betas), np.array(rhos), np.array(edges)
-        self.weights_path_ = weights_path
-        self.dual_weights_ = u
-        self.converged_ = len(edges) > len(rules) or edges[0] <= self.tol
-        self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = cg.lp_seconds, cg.learner_seconds, int(sum(pivots))
-        self.lp_fallbacks_, self.lp_repairs_ = cg.master.fallbacks, cg.master.repairs
-        if rhos[-1] <= self.tol:
-            warnings.warn(f"LPBoost's soft-margin optimum is degenerate: ρ = {rhos[-1]:.3g} ≤ tol with ν = {nu:.3g}, so "
-                          "the combination is (nearly) zero and most predictions are ties. ν is below the fraction of "
-                          "points every combination gets wrong; raise nu (or use nu='auto').",
-                          DegenerateMarginWarning, stacklevel=3)
-        return self
+    def test(k, edge, v):   # no violated dual constraint: optimal (for this learner); the first rule is always kept
+        return "stop" if rules and edge <= beta + self.tol else "add"
+    def add(rule, v):
+        rules.append(rule); cg.master.add_rule(v)
+    def update(k, sol):
+        nonlocal u, beta
+        u, beta = sol["u"], sol["beta"]
+        betas.append(beta); rhos.append(sol["rho"]); weights_path.append(sol["a"]); pivots.append(sol["iterations"])
+        return k == 0 and cg.edges[0] <= self.tol   # even the best first rule has no edge: nothing to learn
+    cg.run(self.n_estimators, lambda: u * y_pm, test, add, update, first=first)
+    edges = cg.edges
+    self.estimators_ = rules
+    self.estimator_weights_ = weights_path[-1]
+    self.nu_ = nu
+    self.n_iter_ = len(rules)
+    self.beta_path_, self.rho_path_, self.edge_path_ = np.array(betas), np.array(rhos), np.array(edges)
+    self.weights_path_ = weights_path
+    self.dual_weights_ = u
+    self.converged_ = len(edges) > len(rules) or edges[0] <= self.tol
+    self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = cg.lp_seconds, cg.learner_seconds, int(sum(pivots))
+    self.lp_fallbacks_, self.lp_repairs_ = cg.master.fallbacks, cg.master.repairs
+    if rhos[-1] <= self.tol:
+        warnings.warn(f"LPBoost's soft-margin optimum is degenerate: ρ = {rhos[-1]:.3g} ≤ tol with ν = {nu:.3g}, so "
+                      "the combination is (nearly) zero and most predictions are ties. ν is below the fraction of "
+                      "points every combination gets wrong; raise nu (or use nu='auto').",
+                      DegenerateMarginWarning, stacklevel=3)
+    return self
 
-    def _rule_outputs(self, X) -> np.ndarray:
-        return np.column_stack([r(X) for r in self.estimators_])
+# %% ../nbs/06_lp.ipynb #ea2c36b2
+@patch
+def _rule_outputs(self: LPBoostClassifier, X) -> np.ndarray:
+    return np.column_stack([r(X) for r in self.estimators_])
 
-    def _decision(self, X):
-        return self._rule_outputs(X) @ self.estimator_weights_
+@patch
+def _decision(self: LPBoostClassifier, X):
+    return self._rule_outputs(X) @ self.estimator_weights_
 
-    def staged_decision_function(self, X):
-        "Decision function of the LP solution after each round (the weights of all rules change every round)."
-        H = self._rule_outputs(self._validate_X(X))
-        for k, a in enumerate(self.weights_path_): yield H[:, :k + 1] @ a
+@patch
+def staged_decision_function(self: LPBoostClassifier, X):
+    "Decision function of the LP solution after each round (the weights of all rules change every round)."
+    H = self._rule_outputs(self._validate_X(X))
+    for k, a in enumerate(self.weights_path_): yield H[:, :k + 1] @ a
 
-    def staged_predict(self, X):
-        "Predicted labels after each round."
-        for f in self.staged_decision_function(X): yield decode_labels(f, self.classes_)
+@patch
+def staged_predict(self: LPBoostClassifier, X):
+    "Predicted labels after each round."
+    for f in self.staged_decision_function(X): yield decode_labels(f, self.classes_)
 
-    def _validate_X(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+@patch
+def _validate_X(self: LPBoostClassifier, X):
+    check_is_fitted(self)
+    return validate_data(self, X, dtype=np.float64, reset=False)
