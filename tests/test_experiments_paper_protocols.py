@@ -220,3 +220,48 @@ def test_a_local_file_dataset_binarises_and_reads_from_a_grid_file(tmp_path):
     f.write_text(f'[datasets.drive]\nfile = "{tmp_path / "drive.txt"}"\nsep = ","\n[methods.tree]\n')
     with pytest.raises(ValueError, match="remove 'sep'"): read_grid(f)
     with pytest.raises(FileNotFoundError, match="nope.txt"): file_dataset(tmp_path / "nope.txt")()
+
+
+# ---------------------------------------------------------------- scikit-learn's estimator checks
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+
+def _xfail(est) -> dict:
+    if isinstance(est, CVStopping):
+        return {"check_sample_weight_equivalence_on_dense_data": "the folds are drawn over rows, so a weight of 2 is not "
+                "the same as a repeated row (the repeat can land in another fold)"}
+    binary = ("Welch's two-sample t is defined for two classes, and WelchTScreen refuses any other number; these checks "
+              "fit transformers on three classes (or one sample)")
+    return dict.fromkeys(WELCH_THREE_CLASS_CHECKS, binary)
+
+
+WELCH_THREE_CLASS_CHECKS = [
+    "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_dtype_object", "check_f_contiguous_array_estimator",
+    "check_methods_sample_order_invariance", "check_methods_subset_invariance", "check_fit2d_1sample",
+    "check_dict_unchanged", "check_fit2d_predict1d"]
+
+
+def test_welch_screen_in_a_pipeline_clones_and_pickles():
+    "What the skipped three-class checks would cover, on two classes: clone, pickle, a pipeline, fit on read-only data."
+    import pickle
+    from sklearn.base import clone
+    from sklearn.pipeline import make_pipeline
+    X, y = _two_groups()
+    X.setflags(write=False)
+    s = WelchTScreen(k=3).fit(X, y)
+    assert s.fit(X, y) is s and s.n_features_in_ == 40 and clone(s).get_params() == {"k": 3}
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(s)).transform(X), s.transform(X))
+    pipe = make_pipeline(WelchTScreen(k=3), RealAdaBoostClassifier(n_estimators=5)).fit(X, y)
+    assert pipe.predict(X).shape == (52,)
+    with pytest.raises(ValueError, match="3 features"): s.transform(X[:, :3])
+
+
+@parametrize_with_checks([CVStopping(RealAdaBoostClassifier(), max_rounds=5, cv=2, random_state=0), WelchTScreen(k=1)],
+                         expected_failed_checks=_xfail)
+def test_sklearn_estimator_checks(estimator, check):
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(estimator)
