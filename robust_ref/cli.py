@@ -191,7 +191,7 @@ def _cmd_reproduce(args) -> int:
     print(f"executed {nb.name} ({'full protocol' if args.full else 'CI size'}) -> {out}, {html}", file=sys.stderr)
     return 0
 
-# %% ../nbs/71_cli.ipynb #626139e2
+# %% ../nbs/71_cli.ipynb #47146bd3
 GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   name      = "demo"                 a label for the grid
   datasets  = ["heart", "sonar"]     required: bundled dataset names (robust-ref datasets)
@@ -201,6 +201,7 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   splits    = 1                      random stratified train/test partitions per seed
   test_size = 0.25                   test fraction of each partition (test labels are never corrupted)
   max_train = {{magic = 5000}}         cap on training rows per dataset (or one int for all): a seeded subsample after the split
+  train_per_class = 150              instead of test_size: k training points of each class per partition, the rest test
   quick     = false                  true: every method with the registry's small settings (20 rounds)
   methods   = ["adaboost", "tree"]   required: registry names (robust-ref methods), or one table per method:
 
@@ -213,6 +214,13 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   [datasets.ls]                      datasets may also be tables: empty for a bundled set, or a seeded generator
   generator = "long_servedio"        ... one of {generators}
   n = 2000                           ... with its parameters (random_state 0 unless given)
+  [datasets.wdbc]                    ... or sklearn = "breast_cancer"; or file = "data.csv" (last column the label,
+  sklearn = "breast_cancer"              positive = [1, 2] makes those labels class +1, log2 = "auto")
+
+  [methods."ARB-2"]                  a method table may wrap its estimator (fitted on each training part):
+  method = "arb_gamma"
+  preprocess = [{{ step = "welch_t_screen", k = 3000 }}, {{ step = "standard_scaler" }}]
+  cv_stopping = {{ max_rounds = 200, cv = 5 }}   rounds <= 200 chosen by 5-fold cross-validation, then a refit
 
 examples: robust-ref example-grid {examples} > grid.toml
 A re-run of the same grid into the same folder runs only the missing tasks ("N new, M already done").

@@ -34,15 +34,25 @@ ADDED = {
     'archboost_table6': ('954de2d74682d793', 40, '5c881e87299db16e', ('hastie', 't4_features', 0.05, 'ARB-2', 0, 0), {'split': 3196426347, 'noise': 226435565988442343, 'fit': 2547881312}, '6e92214eb2260c00', ('hastie', 't4_features', 0.2, 'Real AdaBoost', 0, 4), {'split': 1304638768, 'noise': 3032239330169365265, 'fit': 648995283}),
 }
 
+# the grids of Arch Boost's Tables 7–9 and Fig. 5's truncated exponential (class-balanced split, CV-chosen stopping,
+# Welch screening): their values when they were added, on branch h/arch85 (the fingerprints of the CV-stopped methods
+# include scikit-learn's Pipeline/estimator parameters, so a scikit-learn that adds a parameter changes them)
+ADDED_ARCH85 = {
+    'archboost_table7': ('b433ae0a426b1c99', 1600, 'fa9109682fc3eae8', ('wdbc', 'none', 0.0, 'ARB-2', 0, 0, ('train_per_class', 150)), {'split': 2653647098, 'noise': 7198820840327400110, 'fit': 447876921}, 'c2c80f8692a3e867', ('wdbc', 'uniform', 0.15, 'Real AdaBoost', 0, 99, ('train_per_class', 150)), {'split': 1894821115, 'noise': 4491490725027698483, 'fit': 222568650}),
+    'archboost_table8': ('38b430601728848e', 320, '5da1fec5240f15ef', ('sensorless_surrogate', 'none', 0.0, 'ARB-2', 0, 0), {'split': 3302407600, 'noise': 831058103079497095, 'fit': 1159717049}, '340da9ba4c599c0c', ('sensorless_surrogate', 'uniform', 0.15, 'Real AdaBoost', 0, 19), {'split': 2787439007, 'noise': 8873630390555466474, 'fit': 2439194394}),
+    'archboost_table9': ('ae69db23c637991a', 1600, 'd8b11842c0c6bacb', ('gse20194_surrogate', 'none', 0.0, 'ARB-2', 0, 0, ('train_per_class', 50)), {'split': 4055507998, 'noise': 3889506452112102963, 'fit': 3649633466}, 'bdb3d8e43137759c', ('gse20194_surrogate', 'uniform', 0.15, 'Real AdaBoost', 0, 99, ('train_per_class', 50)), {'split': 2690638289, 'noise': 369380224886629919, 'fit': 3425760609}),
+    'archboost_figure5_truncexp': ('105704e33ce1e86e', 680, '7bb117fbd5f6ef40', ('hastie', 'none', 0.0, 'trunc. exp', 0, 0), {'split': 3196426347, 'noise': 398214540708231398, 'fit': 2046333344}, 'a616931425b3134d', ('quantiles', 't4_features', 0.4, 'trunc. exp', 0, 19), {'split': 3698619897, 'noise': 2784081403577134817, 'fit': 2067341865}),
+}
 
-@pytest.mark.parametrize("name", sorted(BEFORE) + sorted(ADDED))
+
+@pytest.mark.parametrize("name", sorted(BEFORE) + sorted(ADDED) + sorted(ADDED_ARCH85))
 def test_existing_grid_files_keep_ids_keys_and_seeds(name):
     g = read_grid(example_grids()[name])
     t = g.tasks()
     got = (g.fingerprint(), len(t), t[0].task_id, t[0].key, t[0].seeds(), t[-1].task_id, t[-1].key, t[-1].seeds())
-    assert got == {**BEFORE, **ADDED}[name]
+    assert got == {**BEFORE, **ADDED, **ADDED_ARCH85}[name]
 
 
 def test_every_shipped_grid_that_existed_is_checked():
     "A grid file removed or renamed would silently drop out of the check above."
-    assert set(BEFORE) | set(ADDED) <= set(example_grids())
+    assert set(BEFORE) | set(ADDED) | set(ADDED_ARCH85) <= set(example_grids())

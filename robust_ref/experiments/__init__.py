@@ -10,16 +10,17 @@ __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassif
            'plot_tradeoff', 'report', 'GENERATORS', 'generated_dataset', 'drawn_dataset', 'staged_test_errors',
            'curve_summary', 'level_claim', 'ordering_claim', 'plot_round_curves', 'save_record', 'load_record',
            'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root', 'METRICS',
-           'Corruption', 'outlier_share', 'coef_mse', 'sklearn_dataset', 'record_or_live', 'run_record']
+           'Corruption', 'outlier_share', 'coef_mse', 'sklearn_dataset', 'record_or_live', 'run_record', 'CVStopping',
+           'WelchTScreen', 'PREPROCESSORS', 'wrap_method', 'file_dataset', 'balanced_split']
 
-# %% ../../nbs/70_experiments.ipynb #bb62b9a1
+# %% ../../nbs/70_experiments.ipynb #3962834c
 from .registry import (Method, QuadBoostClassifier, XGBQuadClassifier, available_methods, get_method,
-                                             list_methods)
+                                             list_methods, CVStopping, WelchTScreen, PREPROCESSORS, wrap_method)
 from .grid import (GENERATORS, METRICS, NOISE, Corruption, Grid, Task, coef_mse, example_grid,
                                          example_grids, generated_dataset, drawn_dataset, outlier_share, read_grid,
-                                         sklearn_dataset, validate_method)
+                                         sklearn_dataset, validate_method, file_dataset)
 from .store import ROW_COLUMNS, VOLATILE_COLUMNS, ResultStore, load_results, versions
-from .run import method_figures, run_grid, run_task, staged_test_errors
+from .run import method_figures, run_grid, run_task, staged_test_errors, balanced_split
 from .summaries import (average_ranks, curve_summary, degradation, error_table, failures, fit_times,
                                              level_claim, ordering_claim, summarise)
 from .plots import plot_error_curves, plot_round_curves, plot_tradeoff, report
@@ -33,4 +34,5 @@ _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifie
          "plot_tradeoff", "report", "GENERATORS", "generated_dataset", "drawn_dataset", "staged_test_errors",
          "curve_summary", "level_claim", "ordering_claim", "plot_round_curves", "save_record", "load_record",
          "check_against_record", "refresh_record", "record_grid", "list_records", "record_root",
-         "METRICS", "Corruption", "outlier_share", "coef_mse", "sklearn_dataset", "record_or_live", "run_record"]
+         "METRICS", "Corruption", "outlier_share", "coef_mse", "sklearn_dataset", "record_or_live", "run_record",
+         "CVStopping", "WelchTScreen", "PREPROCESSORS", "wrap_method", "file_dataset", "balanced_split"]

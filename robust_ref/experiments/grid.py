@@ -22,9 +22,9 @@ from ..noise import apply_noise, contaminate_features
 from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 
 # %% auto #0
-__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRICS', 'Corruption', 'sklearn_dataset', 'generated_dataset',
-           'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'Grid', 'validate_method', 'read_grid',
-           'example_grids', 'example_grid']
+__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRICS', 'Corruption', 'file_dataset', 'sklearn_dataset',
+           'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'Grid', 'validate_method',
+           'read_grid', 'example_grids', 'example_grid']
 
 # %% ../../nbs/70b_grid.ipynb #a5111452
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
@@ -63,7 +63,7 @@ class _Bundled(_Loader):
     def __hash__(self): return hash(("_Bundled", self.name))
     def __repr__(self): return f"bundled:{self.name}"
 
-# %% ../../nbs/70b_grid.ipynb #598fe781
+# %% ../../nbs/70b_grid.ipynb #535c4760
 def _make_classification(n: int = 1000, random_state=0, n_features: int = 20, n_informative: int = 2, n_redundant: int = 2,
                          n_clusters_per_class: int = 2, weights=None, flip_y: float = 0.01, class_sep: float = 1.0):
     from sklearn.datasets import make_classification
@@ -87,11 +87,57 @@ def _gauss_mixture(n: int, random_state=0, mean=(1.0, 0.5), prior: float = 0.5):
     from robust_ref.datasets import GaussWorld
     return GaussWorld(mean=tuple(mean), prior=prior).sample(n, random_state=random_state)
 
+def _expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283, n_positive: int = 164,
+                          n_informative: int = 50, shift: float = 0.6):
+    "A stand-in of GSE20194's shape: n samples (n_positive of class 1), standard normal features, the first n_informative shifted by ±shift."
+    for k, v in dict(n=n, n_features=n_features, n_informative=n_informative).items():
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{k} must be an int >= 1; got {v!r}.")
+    if not 0 < n_positive < n: raise ValueError(f"n_positive must be in (0, n={n}); got {n_positive!r}.")
+    if n_informative > n_features: raise ValueError(f"n_informative={n_informative} exceeds n_features={n_features}.")
+    y = np.r_[np.ones(n_positive), -np.ones(n - n_positive)].astype(int)
+    X = np.random.default_rng(random_state).normal(size=(n, n_features))
+    X[:, :n_informative] += shift * y[:, None]
+    return X, y
+
 GENERATORS = {"long_servedio": _long_servedio,              # robust_ref.datasets.make_long_servedio(n, version=, gamma=)
               "make_classification": _make_classification,  # sklearn.datasets.make_classification(n_samples=n, ...)
               "hastie": _hastie,                            # robust_ref.datasets.make_hastie(n): Hastie-10-2
               "quantiles": _quantiles,                      # robust_ref.datasets.make_quantiles(n, n_features=, cov=)
-              "gauss_mixture": _gauss_mixture}              # robust_ref.datasets.GaussWorld(mean=, prior=).sample(n)
+              "gauss_mixture": _gauss_mixture,              # robust_ref.datasets.GaussWorld(mean=, prior=).sample(n)
+              "expression_surrogate": _expression_surrogate}  # GSE20194's shape (278 × 22,283, 164 ER+), a sparse mean shift
+
+# %% ../../nbs/70b_grid.ipynb #e77443d4
+class _File(_Loader):
+    "Loader of a local numeric file: rows = samples, last column = label; equal by path and options."
+    def __init__(self, path, positive=None, log2=False):
+        if not isinstance(path, (str, Path)) or not str(path).strip(): raise TypeError(f"file: path must be a file path; got {path!r}.")
+        if positive is not None and (isinstance(positive, (str, bytes)) or not hasattr(positive, "__iter__") or not list(positive)):
+            raise TypeError(f"file {path}: positive must be a non-empty list of label values (class +1) or None; got {positive!r}.")
+        if log2 not in (True, False, "auto"): raise ValueError(f"file {path}: log2 must be true, false or 'auto'; got {log2!r}.")
+        self.path, self.positive, self.log2 = str(path), None if positive is None else tuple(positive), log2
+    def __call__(self):
+        path = Path(self.path)
+        if not path.is_file(): raise FileNotFoundError(f"dataset file {path} does not exist.")
+        if path.suffix == ".csv":
+            import pandas as pd
+            d = pd.read_csv(path).to_numpy(float)
+        else: d = np.loadtxt(path)
+        X, y = d[:, :-1], d[:, -1]
+        if self.log2 is True or (self.log2 == "auto" and X.max() > 100): X = np.log2(np.maximum(X, 1.0))
+        if self.positive is not None: y = np.where(np.isin(y, self.positive), 1, -1)
+        return X, y
+    def _id(self): return (self.path, self.positive, self.log2)
+    def __eq__(self, other): return isinstance(other, _File) and other._id() == self._id()
+    def __hash__(self): return hash(("_File",) + self._id())
+    def __repr__(self):
+        return f"file:{self.path}" + (f"(positive={list(self.positive)!r}" if self.positive else "(") + (f", log2={self.log2!r})" if self.log2 else ")")
+
+def file_dataset(path,           # a .csv (header row) or whitespace-separated text file; the label is the last column
+                 positive=None,  # label values that make class +1 (the rest −1); None keeps the labels as they are
+                 log2=False,     # True, False or "auto" (log2 when the largest feature value exceeds 100)
+                ) -> _File:
+    "A dataset in a local file as a grid loader, e.g. `file_dataset('Sensorless_drive_diagnosis.txt', positive=[1, 2, 3, 4, 5, 6])`."
+    return _File(path, positive, log2)
 
 # %% ../../nbs/70b_grid.ipynb #c045d983
 class _Generated(_Loader):
@@ -180,7 +226,7 @@ def drawn_dataset(generator: str, # a name of `GENERATORS`
     "A synthetic dataset drawn afresh for every partition with fixed sizes, e.g. `drawn_dataset('long_servedio', n_train=800, n_test=2000)`."
     return _Drawn(_check_str(generator, "generator"), n_train, n_test, params)
 
-# %% ../../nbs/70b_grid.ipynb #66221da2
+# %% ../../nbs/70b_grid.ipynb #4712d438
 @dataclasses.dataclass(frozen=True, eq=False)
 class Task:
     "One cell of a grid: split `dataset`, corrupt its training labels, fit `method`, evaluate on clean test labels."
@@ -197,11 +243,13 @@ class Task:
     max_train: int | None = None  # cap on the training rows: a seeded subsample of the training part (None: all)
     curve_rounds: tuple | None = None  # rounds at which staged test errors are recorded (None: none); not part of the key
     metrics: tuple = ()   # ((metric name, ((parameter, value), ...)), ...) of `METRICS`, computed after the fit; not part of the key
+    train_per_class: int | None = None  # the paper's split: this many training points of each class, the rest test (None: stratified test_size)
 
     @property
     def key(self) -> tuple:
         key = (self.dataset, self.noise, self.rate, self.method.name, self.seed, self.split)
-        return key if self.max_train is None else key + (("max_train", self.max_train),)   # uncapped keys as before the cap existed
+        key = key if self.max_train is None else key + (("max_train", self.max_train),)   # uncapped keys as before the cap existed
+        return key if self.train_per_class is None else key + (("train_per_class", self.train_per_class),)
 
     @property
     def task_id(self) -> str: return hashlib.sha256(repr(self.key).encode()).hexdigest()[:16]
@@ -210,6 +258,7 @@ class Task:
         "The split, (subsample,) noise and fit seeds, each derived from (a prefix of) the key."
         base = (self.dataset, self.seed, self.split, self.test_size)
         cap = () if self.max_train is None else (("max_train", self.max_train),)
+        if self.train_per_class is not None: base += (("train_per_class", self.train_per_class),)   # absent when unset: old seeds hold
         out = dict(split=derive_seed("split", *base) % 2**32)
         if cap: out["subsample"] = derive_seed("subsample", *base, *cap) % 2**32
         return dict(out, noise=derive_seed("noise", *base, *cap, self.noise, self.rate),
@@ -295,7 +344,7 @@ def _metrics(metrics) -> tuple:
     if len({n for n, _ in out}) < len(out): raise ValueError(f"metrics: a metric appears twice in {metrics!r}.")
     return tuple(out)
 
-# %% ../../nbs/70b_grid.ipynb #481bff34
+# %% ../../nbs/70b_grid.ipynb #9be5f9bd
 def _named(items, what: str, resolve) -> dict:
     "Ordered {name: object} from a list of names/objects/(name, object) pairs or a mapping."
     if isinstance(items, (str, Method)) or callable(items) and not isinstance(items, dict): items = [items]
@@ -326,19 +375,31 @@ def _noise_item(x):
     if isinstance(x, tuple) and len(x) == 2 and callable(x[1]): return _check_str(x[0], "noise name"), x[1]
     raise TypeError(f"a noise model must be one of {', '.join(NOISE)} or a (name, function) pair; got {x!r}.")
 
-def _caps(max_train, datasets) -> dict:
+def _caps(max_train, datasets, what: str = "max_train", low: int = 2, meaning: str = "training rows kept") -> dict:
     "{dataset: cap} from None, one int for every dataset, or a {dataset: int} mapping (only the capped datasets)."
     if max_train is None: return {}
     if isinstance(max_train, dict):
         bad = [k for k in max_train if k not in datasets]
-        if bad: raise ValueError(f"max_train names dataset {bad[0]!r}, which is not in the grid{_did_you_mean(bad[0], datasets)}; "
+        if bad: raise ValueError(f"{what} names dataset {bad[0]!r}, which is not in the grid{_did_you_mean(bad[0], datasets)}; "
                                  f"the grid's datasets: {', '.join(datasets)}.")
         caps = dict(max_train)
     else: caps = dict.fromkeys(datasets, max_train)
     for k, v in caps.items():
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 2:
-            raise ValueError(f"max_train must be an int >= 2 (training rows kept), or a {{dataset: int}} mapping; got {v!r} for {k!r}.")
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
+            raise ValueError(f"{what} must be an int >= {low} ({meaning}), or a {{dataset: int}} mapping; got {v!r} for {k!r}.")
     return {k: int(caps[k]) for k in datasets if k in caps}
+
+def _per_class(train_per_class, datasets, max_train) -> dict:
+    "{dataset: k} of the class-balanced split; not with a cap or a per-partition draw (each already fixes the training part)."
+    out = _caps(train_per_class, datasets, "train_per_class", 1, "training points of each class")
+    for d in out:
+        if d in max_train:
+            raise ValueError(f"dataset {d!r} has both max_train and train_per_class; the balanced split already fixes the "
+                             f"training part's size: remove one.")
+        if getattr(datasets[d], "draws_per_task", False):
+            raise ValueError(f"dataset {d!r} is drawn afresh per partition (n_train/n_test), which fixes its training part; "
+                             f"train_per_class applies to a fixed dataset: remove it for {d!r}.")
+    return out
 
 def _rounds(rounds) -> tuple | None:
     "Curve rounds as a sorted tuple of distinct ints >= 1 (None: no curves)."
@@ -356,7 +417,7 @@ def _ints(values, what: str) -> list[int]:
         raise ValueError(f"{what} must be a non-empty list of non-negative ints (or a count n for 0..n-1); got {values!r}.")
     return [int(v) for v in out]
 
-# %% ../../nbs/70b_grid.ipynb #7e15ddca
+# %% ../../nbs/70b_grid.ipynb #3cbdc585
 class Grid:
     "Datasets × noise models × rates × methods × seeds × splits, expanded into independent `Task`s."
 
@@ -370,7 +431,8 @@ class Grid:
                  name: str = "grid",          # a label for the grid
                  max_train=None,              # cap on training rows: None, an int for every dataset, or {dataset: int}
                  curve_rounds=None,           # rounds at which each task records its staged test error (None: no curves)
-                 metrics=None):               # extra metrics of every task: names of `METRICS` or {name: {parameter: value}}
+                 metrics=None,                # extra metrics of every task: names of `METRICS` or {name: {parameter: value}}
+                 train_per_class=None):       # the paper's split: k training points per class, the rest test; an int or {dataset: int}
         self.name = _check_str(name, "grid name")
         if isinstance(datasets, dict):
             for k, v in datasets.items():
@@ -396,6 +458,7 @@ class Grid:
         self.max_train = _caps(max_train, self.datasets)
         self.curve_rounds = _rounds(curve_rounds)
         self.metrics = _metrics(metrics)
+        self.train_per_class = _per_class(train_per_class, self.datasets, self.max_train)
 
     def tasks(self) -> list[Task]:
         "All tasks, in a fixed order (dataset, noise, rate, seed, split, method); rate-0 cells once, as noise 'none'."
@@ -407,7 +470,7 @@ class Grid:
             seen.add(key)
             out.append(Task(d, nz_name, r, self.methods[m], s, k, self.test_size, self.datasets[d],
                             NOISE["none"] if r == 0 else self.noise[nz], len(out), self.max_train.get(d), self.curve_rounds,
-                            self.metrics))
+                            self.metrics, self.train_per_class.get(d)))
         return out
 
     def __len__(self): return len(self.tasks())
@@ -420,7 +483,8 @@ class Grid:
                     methods={k: m.describe() for k, m in self.methods.items()},
                     **({"max_train": dict(self.max_train)} if self.max_train else {}),   # absent when unset: old fingerprints hold
                     **({"curve_rounds": list(self.curve_rounds)} if self.curve_rounds else {}),
-                    **({"metrics": {n: _jsonable(dict(p)) for n, p in self.metrics}} if self.metrics else {}))   # absent when unset
+                    **({"metrics": {n: _jsonable(dict(p)) for n, p in self.metrics}} if self.metrics else {}),   # absent when unset
+                    **({"train_per_class": dict(self.train_per_class)} if self.train_per_class else {}))         # absent when unset
 
     def subset(self, *, datasets=None, methods=None, noise=None, rates=None, seeds=None, # the values to keep (None: all)
                splits: int | None = None, # the first `splits` partitions per seed
@@ -441,7 +505,8 @@ class Grid:
                     rates=pick(self.rates, rates, "rate"), seeds=pick(self.seeds, seeds, "seed"), splits=splits or self.splits,
                     test_size=self.test_size, name=name or f"{self.name} (subset)",
                     max_train={d: c for d, c in self.max_train.items() if d in ds} or None, curve_rounds=self.curve_rounds,
-                    metrics={n: dict(p) for n, p in self.metrics} or None)
+                    metrics={n: dict(p) for n, p in self.metrics} or None,
+                    train_per_class={d: k for d, k in self.train_per_class.items() if d in ds} or None)
 
     def fingerprint(self) -> str:
         "A hash of `spec()`: two grids with the same fingerprint produce the same rows."
@@ -455,6 +520,7 @@ class Grid:
         return (f"Grid({self.name!r}: {len(self.datasets)} datasets × {len(self.noise)} noise × {len(self.rates)} rates × "
                 f"{len(self.methods)} methods × {len(self.seeds)} seeds × {self.splits} splits = {n} tasks{shared}"
                 + (f"; training rows capped: {', '.join(f'{d} {c:,}' for d, c in self.max_train.items())}" if self.max_train else "")
+                + (f"; training part per class: {', '.join(f'{d} {k:,}' for d, k in self.train_per_class.items())}" if self.train_per_class else "")
                 + (f"; staged test errors at {len(self.curve_rounds)} rounds ({self.curve_rounds[0]}…{self.curve_rounds[-1]})" if self.curve_rounds else "")
                 + (f"; metrics {', '.join(n for n, _ in self.metrics)}" if self.metrics else "") + ")")
 
@@ -463,9 +529,9 @@ class Grid:
         "Read a grid from a TOML (`.toml`) or YAML (`.yaml`/`.yml`, needs PyYAML) file."
         return read_grid(path)
 
-# %% ../../nbs/70b_grid.ipynb #7e87cd3a
+# %% ../../nbs/70b_grid.ipynb #932241a6
 _GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train", "curve_rounds",
-              "metrics")
+              "metrics", "train_per_class")
 
 def _line_of(text: str, key: str, after: int = 0, value=None) -> int:
     "1-based line of `value` (if found) or `key =`/`key:` in `text`, searching from line `after`; 0 if absent."
@@ -540,9 +606,11 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
             at = where(bad, start) if bad else where("method", start) if explicit else where(label, 0, label)
             raise ValueError(f"{at}: {e}") from None
     datasets = _file_datasets(data["datasets"], where)
-    kwargs = {k: data[k] for k in ("name", "noise", "rates", "seeds", "splits", "test_size", "max_train", "curve_rounds", "metrics") if k in data}
+    kwargs = {k: data[k] for k in ("name", "noise", "rates", "seeds", "splits", "test_size", "max_train", "curve_rounds", "metrics",
+                                   "train_per_class") if k in data}
     for key, val in [("datasets", datasets)] + list(kwargs.items()):
-        trial = {"datasets": datasets if key == "max_train" else list_datasets()[:1], "methods": methods, key: val}  # one axis at a time
+        trial = {"datasets": datasets if key in ("max_train", "train_per_class") else list_datasets()[:1], "methods": methods, key: val}  # one axis at a time
+        if key == "train_per_class" and "max_train" in kwargs: trial["max_train"] = kwargs["max_train"]
         try: Grid(**trial)
         except (ValueError, TypeError) as e:
             bad = next((v for v in (val if isinstance(val, list) else [val]) if repr(v) in str(e)), None)
@@ -559,7 +627,11 @@ def _file_datasets(raw, where):
                              f"generator = one of {', '.join(GENERATORS)} and its parameters; got {spec!r}.")
         spec = dict(spec)
         try:
-            if "sklearn" in spec:   # a dataset shipped with scikit-learn
+            if "file" in spec:      # a local file
+                extra = [k for k in spec if k not in ("file", "positive", "log2")]
+                if extra: raise ValueError(f"a file dataset takes file, positive and log2; remove {extra[0]!r}.")
+                out[name] = file_dataset(spec["file"], spec.get("positive"), spec.get("log2", False))
+            elif "sklearn" in spec:   # a dataset shipped with scikit-learn
                 extra = [k for k in spec if k != "sklearn"]
                 if extra: raise ValueError(f"a scikit-learn dataset takes only sklearn = one of {', '.join(SKLEARN_DATASETS)}; remove {extra[0]!r}.")
                 out[name] = sklearn_dataset(spec["sklearn"])

@@ -22,9 +22,9 @@ from .grid import METRICS, Grid, Task
 from .store import ROW_COLUMNS, ResultStore, _frame
 
 # %% auto #0
-__all__ = ['method_figures', 'staged_test_errors', 'run_task', 'run_grid']
+__all__ = ['balanced_split', 'method_figures', 'staged_test_errors', 'run_task', 'run_grid']
 
-# %% ../../nbs/70d_run.ipynb #45fd3034
+# %% ../../nbs/70d_run.ipynb #082059c3
 _CACHE: dict = {}
 _CACHE_MAX = 64
 
@@ -46,6 +46,10 @@ def _task_data(task: Task):
     if getattr(task.loader, "draws_per_task", False):   # a fresh draw per partition: first n_train rows train, the rest test
         X, y = _cached(("draw",) + lk + (task.seed, task.split, task.test_size), lambda: task.loader(s["split"]))
         tr, te = np.arange(task.loader.n_train), np.arange(task.loader.n_train, len(y))
+    elif getattr(task, "train_per_class", None) is not None:   # the paper's split: k points of each class train, the rest test
+        X, y = _cached(("data",) + lk, lambda: tuple(np.asarray(a) for a in task.loader()))
+        tr, te = _cached(("balanced",) + lk + (task.seed, task.split, task.test_size, task.train_per_class),
+                         lambda: balanced_split(y, task.train_per_class, s["split"]))
     else:
         X, y = _cached(("data",) + lk, lambda: tuple(np.asarray(a) for a in task.loader()))
         tr, te = _cached(("split",) + lk + (task.seed, task.split, task.test_size), lambda: next(
@@ -53,10 +57,27 @@ def _task_data(task: Task):
     if task.max_train is not None and len(tr) > task.max_train:   # the cap: a seeded uniform subsample of the training part
         tr = _cached(("subsample",) + lk + (task.seed, task.split, task.test_size, task.max_train), lambda: np.sort(
             np.random.default_rng(s["subsample"]).choice(tr, size=task.max_train, replace=False)))
-    out = _cached(("noise",) + lk + (task.seed, task.split, task.test_size, task.max_train, task.noise, task.noise_fn, task.rate),
+    out = _cached(("noise",) + lk + (task.seed, task.split, task.test_size, task.max_train, getattr(task, "train_per_class", None),
+                                     task.noise, task.noise_fn, task.rate),
                   lambda: _corrupted(task.noise_fn(y[tr], task.rate, X=X[tr], random_state=s["noise"])))
     if isinstance(out, tuple): return out[0], X[te], y[tr], out[1], y[te], out[2]   # a corruption of the features
     return X[tr], X[te], y[tr], out, y[te], None
+
+def balanced_split(y,    # the labels of the whole dataset
+                   k: int, # training points drawn from each class
+                   seed: int, # the task's split seed
+                  ) -> tuple:
+    "(train, test) indices: `k` points of each class drawn uniformly without replacement, the rest test (both sorted)."
+    y, rng = np.asarray(y), np.random.default_rng(seed)
+    parts = []
+    for c in np.unique(y):
+        idx = np.flatnonzero(y == c)
+        if len(idx) <= k:
+            raise ValueError(f"train_per_class={k}: class {c.item()!r} has only {len(idx)} points, so none would be left for "
+                             f"testing; lower train_per_class below {len(idx)}.")
+        parts.append(rng.choice(idx, size=k, replace=False))
+    tr = np.sort(np.concatenate(parts))
+    return tr, np.setdiff1d(np.arange(len(y)), tr)
 
 def _corrupted(out):
     "Noisy labels as an array, or a feature corruption (duck-typed `Corruption`: X, y, mask) as (X, y, mask) arrays."
