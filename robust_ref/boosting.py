@@ -53,7 +53,7 @@ class BoostingStrategy:
         "Does `h` classify every training point correctly (y·h > 0 everywhere)?"
         return bool(np.all(self.y * h > 0))
 
-# %% ../nbs/05_boosting.ipynb #33383bc5
+# %% ../nbs/05_boosting.ipynb #de230a5d
 def line_search(risk, # callable α ↦ training risk
                 alpha_max: float = 50.0, # largest step considered
                 n_grid: int = 96) -> float:
@@ -77,6 +77,7 @@ def _check_step_rule(step):
         raise ValueError(f"step must be one of {_STEP_RULES} or a positive number; got {step!r}.")
     return step
 
+# %% ../nbs/05_boosting.ipynb #9b82ba7a
 _PROBE = np.linspace(-20.0, 20.0, 4001)   # margins where a loss's derivatives are probed (kinks included: ±1, 0, −2, ...)
 
 def gradient_defect(loss) -> str | None:
@@ -104,6 +105,7 @@ def newton_defect(loss) -> str | None:
         return "φ'' = 0 at every margin: there is no curvature to weight by."
     return None
 
+# %% ../nbs/05_boosting.ipynb #caac0851
 EDGE_TOL = 1e-12  # an edge below this (weights sum to 1, |h| ≤ 1) is rounding noise: the rule is useless
 
 class GradientBoost(BoostingStrategy):
