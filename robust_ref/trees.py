@@ -130,7 +130,7 @@ class MarginLossImpurity:
 
     def __repr__(self): return f"MarginLossImpurity({self.loss!r})"
 
-# %% ../nbs/30_robust_trees.ipynb #0631d14e
+# %% ../nbs/30_robust_trees.ipynb #c2abbaa9
 @dataclass(frozen=True)
 class Criterion:
     "A split criterion: an impurity W·I(p) of class counts (gain = parent − children) or a direct gain function."
@@ -174,6 +174,7 @@ def get_criterion(criterion) -> Criterion:
     if key not in CRITERIA: raise ValueError(_criterion_error(criterion))
     return CRITERIA[key]
 
+# %% ../nbs/30_robust_trees.ipynb #ded9c977
 _LAM = Interval("real", 0, 1)                      # NE's λ = 2e^{−μ}: λ ≥ 1 is exactly CL and λ = 0 means √Gini
 _Q = Interval("real", 0, None, closed="left")      # GCE's q: 0 entropy, (0, 1) the GCE impurity, ≥ 1 misclassification/q
 _S = Interval("real", 0, None, closed="neither")   # the IDM prior mass of Credal-C4.5 (paper: s = 1)
