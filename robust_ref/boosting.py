@@ -53,7 +53,7 @@ class BoostingStrategy:
         "Does `h` classify every training point correctly (y·h > 0 everywhere)?"
         return bool(np.all(self.y * h > 0))
 
-# %% ../nbs/05_boosting.ipynb #33383bc5
+# %% ../nbs/05_boosting.ipynb #de230a5d
 def line_search(risk, # callable α ↦ training risk
                 alpha_max: float = 50.0, # largest step considered
                 n_grid: int = 96) -> float:
@@ -77,6 +77,7 @@ def _check_step_rule(step):
         raise ValueError(f"step must be one of {_STEP_RULES} or a positive number; got {step!r}.")
     return step
 
+# %% ../nbs/05_boosting.ipynb #9b82ba7a
 _PROBE = np.linspace(-20.0, 20.0, 4001)   # margins where a loss's derivatives are probed (kinks included: ±1, 0, −2, ...)
 
 def gradient_defect(loss) -> str | None:
@@ -104,6 +105,7 @@ def newton_defect(loss) -> str | None:
         return "φ'' = 0 at every margin: there is no curvature to weight by."
     return None
 
+# %% ../nbs/05_boosting.ipynb #caac0851
 EDGE_TOL = 1e-12  # an edge below this (weights sum to 1, |h| ≤ 1) is rounding noise: the rule is useless
 
 class GradientBoost(BoostingStrategy):
@@ -195,7 +197,7 @@ class NewtonBoost(BoostingStrategy):
         if not float(w @ (self._z * h)) > 0: return 0.0, "useless"
         return self.lr / self.scale, "perfect" if self._perfect(h) else "ok"
 
-# %% ../nbs/05_boosting.ipynb #57c91966
+# %% ../nbs/05_boosting.ipynb #4473daec
 BOOSTING_CONSTRAINTS = {   # the engine's parameters; each classifier declares the subset it has (`boosting_constraints`)
     "n_estimators": [Interval("int", 1, None, closed="left")],
     "learning_rate": [Interval("real", 0, None, closed="neither")],
@@ -232,6 +234,7 @@ ENGINE_ATTRIBUTES = """Attributes
         Number of features seen in `fit`.
 """
 
+# %% ../nbs/05_boosting.ipynb #f6356332
 class BoostingClassifier(BinaryClassifier):
     "The boosting loop; subclasses define `_make_strategy()` and `_make_learner()` (and hold the parameters)."
     _extra_attributes: str = ""   # numpydoc lines of a subclass's own fitted attributes (see `__init_subclass__`)
@@ -249,48 +252,52 @@ class BoostingClassifier(BinaryClassifier):
                                  getattr(self, "max_leaf_nodes", None), getattr(self, "criterion", None),
                                  getattr(self, "proba_clip", 1e-4))
 
-    def _fit(self, X, y, w0):
-        n_rounds = int(self.n_estimators)                  # validated by the declared `_parameter_constraints`
-        lr = float(getattr(self, "learning_rate", 1.0))
-        keep = w0 > 0                                     # zero weight ≡ sample left out
-        X, y, w0 = X[keep], y[keep], w0[keep] / w0[keep].sum()
-        strategy, learner = self._make_strategy(), self._make_learner()
-        bound = learner.prepare(X, as_generator(getattr(self, "random_state", None)))
-        strategy.start(y, w0, lr)
-        F = np.zeros(len(y))
-        rules, alphas, errors, risks = [], [], [], []
-        self.stop_reason_ = "n_estimators"
-        for _ in range(n_rounds):
-            w = strategy.weights(F)
-            if w is None:                                 # every weight 0: F is a stationary point of the loss
-                self.stop_reason_ = "stationary"; break
-            rule = strategy.fit_rule(bound, F, w)
-            h = np.asarray(rule(X), dtype=np.float64)
-            alpha, status = strategy.step(F, w, h)
-            if status == "useless":
-                self.stop_reason_ = "useless"; break
-            rules.append(rule); alphas.append(float(alpha)); errors.append(float(w @ (np.sign(h) != y)))
-            F = F + alpha * h
-            risks.append(strategy.risk(F))
-            if status == "perfect":
-                self.stop_reason_ = "perfect"; break
-        if not rules:
-            warnings.warn("the first weak rule was no better than chance: the ensemble is empty and "
-                          "predicts classes_[0] everywhere (are the features constant?).", UserWarning)
-        self.estimators_, self.estimator_weights_ = rules, np.array(alphas)
-        self.estimator_errors_, self.train_risk_ = np.array(errors), np.array(risks)
-        self.n_estimators_ = len(rules)
-        self._after_fit(strategy)
-
     def _after_fit(self, strategy: BoostingStrategy) -> None:
         "Post-fit hook: read what a classifier needs from its finished strategy (the engine keeps no reference to it)."
 
-    def _decision(self, X) -> np.ndarray:
-        F = np.zeros(X.shape[0])
-        for a, h in zip(self.estimator_weights_, self.estimators_): F += a * h(X)
-        return F
-
 BoostingClassifier.__doc__ = f"{BoostingClassifier.__doc__}\n\n    {ENGINE_ATTRIBUTES.rstrip()}\n"
+
+# %% ../nbs/05_boosting.ipynb #ae4c5b42
+@patch
+def _fit(self: BoostingClassifier, X, y, w0):
+    n_rounds = int(self.n_estimators)                  # validated by the declared `_parameter_constraints`
+    lr = float(getattr(self, "learning_rate", 1.0))
+    keep = w0 > 0                                     # zero weight ≡ sample left out
+    X, y, w0 = X[keep], y[keep], w0[keep] / w0[keep].sum()
+    strategy, learner = self._make_strategy(), self._make_learner()
+    bound = learner.prepare(X, as_generator(getattr(self, "random_state", None)))
+    strategy.start(y, w0, lr)
+    F = np.zeros(len(y))
+    rules, alphas, errors, risks = [], [], [], []
+    self.stop_reason_ = "n_estimators"
+    for _ in range(n_rounds):
+        w = strategy.weights(F)
+        if w is None:                                 # every weight 0: F is a stationary point of the loss
+            self.stop_reason_ = "stationary"; break
+        rule = strategy.fit_rule(bound, F, w)
+        h = np.asarray(rule(X), dtype=np.float64)
+        alpha, status = strategy.step(F, w, h)
+        if status == "useless":
+            self.stop_reason_ = "useless"; break
+        rules.append(rule); alphas.append(float(alpha)); errors.append(float(w @ (np.sign(h) != y)))
+        F = F + alpha * h
+        risks.append(strategy.risk(F))
+        if status == "perfect":
+            self.stop_reason_ = "perfect"; break
+    if not rules:
+        warnings.warn("the first weak rule was no better than chance: the ensemble is empty and "
+                      "predicts classes_[0] everywhere (are the features constant?).", UserWarning)
+    self.estimators_, self.estimator_weights_ = rules, np.array(alphas)
+    self.estimator_errors_, self.train_risk_ = np.array(errors), np.array(risks)
+    self.n_estimators_ = len(rules)
+    self._after_fit(strategy)
+
+# %% ../nbs/05_boosting.ipynb #c2d2578f
+@patch
+def _decision(self: BoostingClassifier, X) -> np.ndarray:
+    F = np.zeros(X.shape[0])
+    for a, h in zip(self.estimator_weights_, self.estimators_): F += a * h(X)
+    return F
 
 # %% ../nbs/05_boosting.ipynb #7dfa2dd0
 class MarginBoostClassifier(BoostingClassifier):

@@ -70,7 +70,7 @@ def normalised_exp(log_w, # log-weights (−inf allowed: weight 0)
     w = np.exp(lw - m)
     return w / w.sum()
 
-# %% ../nbs/01_losses.ipynb #5b464a2a
+# %% ../nbs/01_losses.ipynb #f0aedea5
 _BIG = 1e6  # the margin used as "±infinity" for limits; every loss is exact there in float64
 
 @dataclass(frozen=True)
@@ -87,32 +87,6 @@ class MarginLoss:
     monotone: ClassVar[bool] = True
     symmetric_constant: ClassVar[float | None] = None
     link_rate: ClassVar[float | None] = None
-
-    @property
-    def symmetric(self) -> bool:
-        "Declared: φ(v) + φ(−v) is constant (`symmetric_constant`)."
-        return self.symmetric_constant is not None
-
-    @property
-    def gamma_robust(self) -> bool:
-        "Declared: bounded, with link ratio φ'(−v)/φ'(v) = e^{cv} for some c > 0 (Arch ODE (17))."
-        return bool(self.bounded and self.link_rate is not None and self.link_rate > 0)
-
-    @property
-    def params(self) -> dict:
-        "The loss parameters as a dict (empty for parameter-free losses)."
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-    def declared_properties(self) -> dict:
-        "The declared properties as a dict (compare with `check_properties()`)."
-        return dict(convex=self.convex, calibrated=self.calibrated, bounded=self.bounded,
-                    monotone=self.monotone, symmetric=self.symmetric, gamma_robust=self.gamma_robust,
-                    symmetric_constant=self.symmetric_constant, link_rate=self.link_rate)
-
-    def check_properties(self, grid=None  # margins for the shape checks (default 4001 points in [−20, 20])
-                        ) -> dict:
-        "Verify every declared property numerically from `value`/`d1`/`d2` (see `verify_properties`)."
-        return verify_properties(self, grid)
 
     # --- the public, validated interface ---
     def value(self, v):
@@ -148,6 +122,35 @@ class MarginLoss:
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}({args})"
+
+# %% ../nbs/01_losses.ipynb #ff232b9d
+@patch(as_prop=True)
+def symmetric(self: MarginLoss) -> bool:
+    "Declared: φ(v) + φ(−v) is constant (`symmetric_constant`)."
+    return self.symmetric_constant is not None
+
+@patch(as_prop=True)
+def gamma_robust(self: MarginLoss) -> bool:
+    "Declared: bounded, with link ratio φ'(−v)/φ'(v) = e^{cv} for some c > 0 (Arch ODE (17))."
+    return bool(self.bounded and self.link_rate is not None and self.link_rate > 0)
+
+@patch(as_prop=True)
+def params(self: MarginLoss) -> dict:
+    "The loss parameters as a dict (empty for parameter-free losses)."
+    return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+@patch
+def declared_properties(self: MarginLoss) -> dict:
+    "The declared properties as a dict (compare with `check_properties()`)."
+    return dict(convex=self.convex, calibrated=self.calibrated, bounded=self.bounded,
+                monotone=self.monotone, symmetric=self.symmetric, gamma_robust=self.gamma_robust,
+                symmetric_constant=self.symmetric_constant, link_rate=self.link_rate)
+
+@patch
+def check_properties(self: MarginLoss, grid=None # margins for the shape checks (default 4001 points in [−20, 20])
+                    ) -> dict:
+    "Verify every declared property numerically from `value`/`d1`/`d2` (see `verify_properties`)."
+    return verify_properties(self, grid)
 
 # %% ../nbs/01_losses.ipynb #e30ae4c5
 def _logit(eta):
