@@ -191,7 +191,7 @@ def _cmd_reproduce(args) -> int:
     print(f"executed {nb.name} ({'full protocol' if args.full else 'CI size'}) -> {out}, {html}", file=sys.stderr)
     return 0
 
-# %% ../nbs/71_cli.ipynb #47146bd3
+# %% ../nbs/71_cli.ipynb #efde6bbb
 GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   name      = "demo"                 a label for the grid
   datasets  = ["heart", "sonar"]     required: bundled dataset names (robust-ref datasets)
@@ -214,8 +214,12 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
   [datasets.ls]                      datasets may also be tables: empty for a bundled set, or a seeded generator
   generator = "long_servedio"        ... one of {generators}
   n = 2000                           ... with its parameters (random_state 0 unless given)
-  [datasets.wdbc]                    ... or sklearn = "breast_cancer"; or file = "data.csv" (last column the label,
-  sklearn = "breast_cancer"              positive = [1, 2] makes those labels class +1, log2 = "auto")
+  [datasets.wdbc]                    ... or sklearn = "breast_cancer" (columns = [0, 1] keeps those features); or
+  sklearn = "breast_cancer"              file = "data.csv" (last column the label, log2 = "auto"); for both,
+                                         positive = [1, 2] makes those labels class +1
+
+  [metrics.sensitivity]              extra columns of every task, with their parameters: outlier_share, coef_mse,
+  positive = 1                       coef_mse_to_clean_fit, sensitivity (robust_ref.experiments.grid.METRICS)
 
   [methods."ARB-2"]                  a method table may wrap its estimator (fitted on each training part):
   method = "arb_gamma"

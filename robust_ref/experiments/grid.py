@@ -22,9 +22,9 @@ from ..noise import apply_noise, contaminate_features
 from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 
 # %% auto #0
-__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRICS', 'Corruption', 'file_dataset', 'sklearn_dataset',
-           'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'Grid', 'validate_method',
-           'read_grid', 'example_grids', 'example_grid']
+__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRIC_INPUTS', 'METRICS', 'Corruption', 'file_dataset', 'sklearn_dataset',
+           'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'coef_mse_to_clean_fit',
+           'sensitivity', 'Grid', 'validate_method', 'read_grid', 'example_grids', 'example_grid']
 
 # %% ../../nbs/70b_grid.ipynb #a5111452
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
@@ -161,28 +161,50 @@ class _Generated(_Loader):
     def __hash__(self): return hash(("_Generated",) + self._id())
     def __repr__(self): return f"generated:{self.generator}({', '.join(f'{k}={v!r}' for k, v in sorted(self.params.items()))})"
 
-# %% ../../nbs/70b_grid.ipynb #bf975868
+# %% ../../nbs/70b_grid.ipynb #7a7ffdf0
 SKLEARN_DATASETS = {"breast_cancer": "load_breast_cancer"}   # binary datasets shipped with scikit-learn (WDBC: 569 × 30)
 
 class _Sklearn(_Loader):
-    "Loader of a dataset shipped with scikit-learn (`SKLEARN_DATASETS`); equal by name."
-    def __init__(self, name: str):
+    "Loader of a dataset shipped with scikit-learn (`SKLEARN_DATASETS`), optionally a subset of its columns and binarised labels; equal by what it loads."
+    def __init__(self, name: str, columns=None, positive=None):
         if name not in SKLEARN_DATASETS:
             raise ValueError(f"unknown scikit-learn dataset {name!r}{_did_you_mean(name, SKLEARN_DATASETS)}; "
                              f"scikit-learn datasets: {', '.join(SKLEARN_DATASETS)}.")
+        if columns is not None and (isinstance(columns, (str, bytes)) or not hasattr(columns, "__iter__") or not list(columns) or any(
+                isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 0 for c in columns) or len(set(columns)) < len(list(columns))):
+            raise ValueError(f"scikit-learn dataset {name!r}: columns must be a non-empty list of distinct column indices "
+                             f"(ints >= 0), e.g. [0, 1, 2]; got {columns!r}.")
+        if positive is not None and (isinstance(positive, (str, bytes)) or not hasattr(positive, "__iter__") or not list(positive)):
+            raise TypeError(f"scikit-learn dataset {name!r}: positive must be a non-empty list of label values (class +1) or "
+                            f"None; got {positive!r}.")
         self.name = name
+        self.columns = None if columns is None else tuple(int(c) for c in columns)
+        self.positive = None if positive is None else tuple(positive)
     def __call__(self):
         import sklearn.datasets
         X, y = getattr(sklearn.datasets, SKLEARN_DATASETS[self.name])(return_X_y=True)
-        return np.asarray(X, dtype=float), np.asarray(y)
-    def __eq__(self, other): return isinstance(other, _Sklearn) and other.name == self.name
-    def __hash__(self): return hash(("_Sklearn", self.name))
-    def __repr__(self): return f"sklearn:{self.name}"
+        X, y = np.asarray(X, dtype=float), np.asarray(y)
+        if self.columns is not None:
+            if max(self.columns) >= X.shape[1]:
+                raise ValueError(f"scikit-learn dataset {self.name!r} has {X.shape[1]} columns; columns asks for column "
+                                 f"{max(self.columns)}: use indices below {X.shape[1]}.")
+            X = X[:, list(self.columns)]
+        if self.positive is not None: y = np.where(np.isin(y, self.positive), 1, -1)
+        return X, y
+    def _id(self): return (self.name, self.columns, self.positive)
+    def __eq__(self, other): return isinstance(other, _Sklearn) and other._id() == self._id()
+    def __hash__(self): return hash(("_Sklearn",) + self._id())
+    def __repr__(self):   # the bare name when no option is set: the spec (and fingerprint) of a grid without options is as before
+        opts = ([f"columns={list(self.columns)!r}"] if self.columns is not None else []) + (
+            [f"positive={list(self.positive)!r}"] if self.positive is not None else [])
+        return f"sklearn:{self.name}" + (f"({', '.join(opts)})" if opts else "")
 
-def sklearn_dataset(name: str, # a name of `SKLEARN_DATASETS`
+def sklearn_dataset(name: str,     # a name of `SKLEARN_DATASETS`
+                    columns=None,  # keep only these feature columns (indices, in this order); None keeps all
+                    positive=None, # label values that make class +1 (the rest −1); None keeps the labels as they are
                    ) -> _Sklearn:
     "A dataset shipped with scikit-learn as a grid loader, e.g. `Grid({'wdbc': sklearn_dataset('breast_cancer')}, ...)`."
-    return _Sklearn(_check_str(name, "scikit-learn dataset name"))
+    return _Sklearn(_check_str(name, "scikit-learn dataset name"), columns, positive)
 
 # %% ../../nbs/70b_grid.ipynb #7c4f2250
 def generated_dataset(generator: str, # a name of `GENERATORS`
@@ -264,7 +286,7 @@ class Task:
         return dict(out, noise=derive_seed("noise", *base, *cap, self.noise, self.rate),
                     fit=derive_seed("fit", *base, *cap, self.noise, self.rate, self.method.name) % 2**32)
 
-# %% ../../nbs/70b_grid.ipynb #7f1c9efc
+# %% ../../nbs/70b_grid.ipynb #76f087f8
 def _check_threshold(threshold: float = 0.75):
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 < threshold < 1:
         raise ValueError(f"outlier_share: threshold must be a fraction of the rounds in (0, 1), e.g. 0.75 (600 of 800); got {threshold!r}.")
@@ -321,7 +343,97 @@ def coef_mse(est,                  # a fitted linear classifier (or a Pipeline e
 coef_mse.columns = ("coef_mse", "coef_mse_scaled")
 coef_mse.check_params = _check_reference
 
-METRICS = {"outlier_share": outlier_share, "coef_mse": coef_mse}
+METRIC_INPUTS = ("X_test", "y_test", "y_clean", "partition_seed")   # what a metric may ask for by its `needs` attribute
+
+def _final_step(est):
+    "The last step of a (possibly nested) Pipeline, or `est` itself."
+    while hasattr(est, "steps"): est = est.steps[-1][1]
+    return est
+
+def _linear_params(est, intercept: bool, who: str) -> np.ndarray:
+    "The fitted (intercept, coefficients) of a linear model (or of a Pipeline ending in one), the intercept only if asked."
+    final = _final_step(est)
+    if not (hasattr(final, "coef_") and hasattr(final, "intercept_")):
+        raise TypeError(f"{who} needs a linear model with intercept_ and coef_; {type(final).__name__} has none.")
+    coef = np.ravel(final.coef_).astype(float)
+    return np.r_[np.ravel(final.intercept_).astype(float), coef] if intercept else coef
+
+def _reference_method(reference) -> Method:
+    "The reference model of `coef_mse_to_clean_fit`: a registry method from a table {method = name, **parameters}."
+    if not isinstance(reference, dict) or not isinstance(reference.get("method"), str):
+        raise ValueError(f"coef_mse_to_clean_fit: reference must be a table naming a registry method and its parameters, e.g. "
+                         f"{{method = 'alpha_logistic', alpha = 1.0}}; got {reference!r}.")
+    params = dict(reference)
+    try: return get_method(params.pop("method"), label="clean reference", **params)
+    except (ValueError, TypeError) as e: raise ValueError(f"coef_mse_to_clean_fit: reference: {e}") from None
+
+def _check_clean_reference(reference=None, intercept: bool = False):
+    if not isinstance(intercept, (bool, np.bool_)):
+        raise ValueError(f"coef_mse_to_clean_fit: intercept must be true or false (compare the intercept too); got {intercept!r}.")
+    method = _reference_method(reference)
+    try: validate_method(method)   # a bad value fails when the grid is read, not in every task
+    except (ValueError, TypeError) as e: raise ValueError(f"coef_mse_to_clean_fit: reference: {e}") from None
+
+_CLEAN_FITS: dict = {}   # per-process cache of reference parameters: a function of (reference, partition, data), never of the order
+
+def coef_mse_to_clean_fit(est,              # the fitted linear classifier (or a Pipeline ending in one)
+                          X, y, corrupted,  # the training features (the reference is fitted on them), noisy labels, mask (unused)
+                          *, y_clean,       # the clean training labels, passed by the runner (`needs`)
+                          partition_seed,   # the task's split seed, passed by the runner: seeds the reference's fit
+                          reference,        # the reference model: {"method": registry name, **its parameters}
+                          intercept: bool = False, # compare the intercept too (default: the coefficients only)
+                          ) -> dict:
+    "MSE of the fitted coefficients to those of `reference` fitted on the same training features with the CLEAN labels [@sypherd2023alpha, Fig. 8]."
+    import warnings
+    X, y_clean = np.ascontiguousarray(X, dtype=float), np.asarray(y_clean)
+    key = (json.dumps(_jsonable(reference), sort_keys=True), int(partition_seed),
+           hashlib.sha256(X.tobytes() + repr(y_clean.tolist()).encode()).hexdigest())
+    if key not in _CLEAN_FITS:
+        _check_clean_reference(reference, intercept)
+        ref = _reference_method(reference).build(derive_seed("clean_reference", int(partition_seed)) % 2**32)
+        with warnings.catch_warnings():   # the reference's warnings are not the task's: ignored, so rows do not depend on the cache
+            warnings.simplefilter("ignore")
+            ref.fit(X, y_clean)
+        if len(_CLEAN_FITS) >= 16: _CLEAN_FITS.pop(next(iter(_CLEAN_FITS)))
+        _CLEAN_FITS[key] = (_linear_params(ref, True, "coef_mse_to_clean_fit"), list(np.ravel(getattr(ref, "classes_", []))))
+    theta_ref, ref_classes = _CLEAN_FITS[key]
+    theta_ref = theta_ref if intercept else theta_ref[1:]
+    theta = _linear_params(est, intercept, "coef_mse_to_clean_fit")
+    if theta.shape != theta_ref.shape:
+        raise ValueError(f"coef_mse_to_clean_fit: the model has {len(theta)} compared parameters but the reference has "
+                         f"{len(theta_ref)}; use the same kind of linear model.")
+    if list(np.ravel(getattr(est, "classes_", ref_classes))) != ref_classes:   # a class lost to the noise flips the sign convention
+        raise ValueError(f"coef_mse_to_clean_fit: the model's classes {list(np.ravel(est.classes_))} differ from the reference's "
+                         f"{ref_classes}; the coefficients are not comparable.")
+    return dict(coef_mse_to_clean_fit=float(np.mean((theta - theta_ref) ** 2)))
+
+coef_mse_to_clean_fit.columns = ("coef_mse_to_clean_fit",)
+coef_mse_to_clean_fit.needs = ("y_clean", "partition_seed")
+coef_mse_to_clean_fit.check_params = _check_clean_reference
+
+def _check_positive(positive=None):
+    if positive is None or isinstance(positive, (bool, list, dict, tuple)) or not np.isscalar(positive):
+        raise ValueError(f"sensitivity: positive must be the label value of the positive class (e.g. 1); got {positive!r}.")
+
+def sensitivity(est, X, y, corrupted, # the fitted model; the training data are unused
+                *, X_test, y_test,    # the clean test part, passed by the runner (`needs`)
+                positive,             # the label value of the positive class
+                ) -> dict:
+    "Recall of class `positive` on the clean test part: the share of its test points the model predicts as `positive` [@sypherd2023alpha, Fig. 30]."
+    _check_positive(positive)
+    y_test = np.asarray(y_test)
+    pos = y_test == positive
+    if not pos.any():
+        raise ValueError(f"sensitivity: no test point has the label positive={positive!r}; the test labels are "
+                         f"{np.unique(y_test).tolist()}.")
+    return dict(sensitivity=float(np.mean(np.asarray(est.predict(X_test))[pos] == positive)))
+
+sensitivity.columns = ("sensitivity",)
+sensitivity.needs = ("X_test", "y_test")
+sensitivity.check_params = _check_positive
+
+METRICS = {"outlier_share": outlier_share, "coef_mse": coef_mse, "coef_mse_to_clean_fit": coef_mse_to_clean_fit,
+           "sensitivity": sensitivity}
 
 def _metrics(metrics) -> tuple:
     "A grid's metrics as ((name, ((param, value), ...)), ...) from None, names, or a {name: {param: value}} mapping."
@@ -335,10 +447,16 @@ def _metrics(metrics) -> tuple:
         if name not in METRICS:
             raise ValueError(f"unknown metric {name!r}{_did_you_mean(name, METRICS)}; metrics: {', '.join(METRICS)}.")
         if not isinstance(params, dict): raise TypeError(f"metric {name!r}: its parameters must be a table/mapping; got {params!r}.")
+        needs = tuple(getattr(METRICS[name], "needs", ()))
+        bad = [k for k in needs if k not in METRIC_INPUTS]
+        if bad: raise ValueError(f"metric {name!r} needs {bad[0]!r}, which the runner does not give; inputs: {', '.join(METRIC_INPUTS)}.")
         sig = inspect.signature(METRICS[name])
-        try: sig.bind(None, None, None, None, **params)
+        own = [p for p in list(sig.parameters)[4:] if p not in needs]
+        taken = [p for p in params if p in METRIC_INPUTS]
+        if taken: raise ValueError(f"metric {name!r}: {taken[0]!r} is given by the runner, not by the grid; its parameters: {', '.join(own)}.")
+        try: sig.bind(None, None, None, None, **dict.fromkeys(needs), **params)
         except TypeError as e:
-            raise ValueError(f"metric {name!r}: {e}; its parameters: {', '.join(list(sig.parameters)[4:])}.") from None
+            raise ValueError(f"metric {name!r}: {e}; its parameters: {', '.join(own)}.") from None
         if hasattr(METRICS[name], "check_params"): METRICS[name].check_params(**params)   # a bad value fails when the grid is read
         out.append((name, tuple(sorted(params.items()))))
     if len({n for n, _ in out}) < len(out): raise ValueError(f"metrics: a metric appears twice in {metrics!r}.")
@@ -529,7 +647,7 @@ class Grid:
         "Read a grid from a TOML (`.toml`) or YAML (`.yaml`/`.yml`, needs PyYAML) file."
         return read_grid(path)
 
-# %% ../../nbs/70b_grid.ipynb #932241a6
+# %% ../../nbs/70b_grid.ipynb #58196882
 _GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train", "curve_rounds",
               "metrics", "train_per_class")
 
@@ -632,9 +750,10 @@ def _file_datasets(raw, where):
                 if extra: raise ValueError(f"a file dataset takes file, positive and log2; remove {extra[0]!r}.")
                 out[name] = file_dataset(spec["file"], spec.get("positive"), spec.get("log2", False))
             elif "sklearn" in spec:   # a dataset shipped with scikit-learn
-                extra = [k for k in spec if k != "sklearn"]
-                if extra: raise ValueError(f"a scikit-learn dataset takes only sklearn = one of {', '.join(SKLEARN_DATASETS)}; remove {extra[0]!r}.")
-                out[name] = sklearn_dataset(spec["sklearn"])
+                extra = [k for k in spec if k not in ("sklearn", "columns", "positive")]
+                if extra: raise ValueError(f"a scikit-learn dataset takes only sklearn = one of {', '.join(SKLEARN_DATASETS)}, columns and "
+                                           f"positive; remove {extra[0]!r}.")
+                out[name] = sklearn_dataset(spec["sklearn"], spec.get("columns"), spec.get("positive"))
             elif spec and ("n_train" in spec or "n_test" in spec):   # drawn afresh for every partition
                 gen = spec.pop("generator", None)
                 missing = [k for k in ("n_train", "n_test") if k not in spec]

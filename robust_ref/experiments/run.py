@@ -136,7 +136,7 @@ def _thread_limit(threads):
     if _CONTROLLER[1] != len(sys.modules): _CONTROLLER[:] = [ThreadpoolController(), len(sys.modules)]
     return _CONTROLLER[0].limit(limits=threads)
 
-# %% ../../nbs/70d_run.ipynb #e916423b
+# %% ../../nbs/70d_run.ipynb #34707195
 def run_task(task: Task, # the task to run
              threads: int | None = 1, # BLAS/OpenMP threads inside the fit (1: tasks, not fits, are parallel); None leaves them alone
              ) -> dict:
@@ -163,8 +163,11 @@ def run_task(task: Task, # the task to run
                 row.update(curve_rounds=list(task.curve_rounds),
                            curve_test_error=staged_test_errors(est, X_te, y_te, task.curve_rounds))
             if touched is not None: row["contaminated_fraction"] = float(np.mean(touched))
+            inputs = dict(X_test=X_te, y_test=y_te, y_clean=y_tr, partition_seed=task.seeds()["split"])   # what a metric may need
             for name, params in task.metrics:
-                values = dict(METRICS[name](est, X_tr, y_noisy, touched if touched is not None else y_noisy != y_tr, **dict(params)))
+                f = METRICS[name]
+                values = dict(f(est, X_tr, y_noisy, touched if touched is not None else y_noisy != y_tr,
+                                **{k: inputs[k] for k in getattr(f, "needs", ())}, **dict(params)))
                 clash = [k for k in values if k in ROW_COLUMNS]
                 if clash: raise ValueError(f"metric {name!r} returned column {clash[0]!r}, which is a standard row column; rename it.")
                 row.update({str(k): _number(v) for k, v in values.items()})
