@@ -288,12 +288,6 @@ def make_long_servedio(n: int, # number of examples
     return (X, y, kind) if return_kind else (X, y)
 
 # %% ../nbs/03_datasets.ipynb #682ae911
-def _as_rate(rho, m: int, what: str) -> np.ndarray:
-    r = np.broadcast_to(np.asarray(rho, dtype=np.float64), (m,)) if np.ndim(rho) == 0 else np.asarray(rho, dtype=np.float64)
-    if r.shape != (m,) or not np.all((r >= 0) & (r <= 1)):
-        raise ValueError(f"{what} must be a probability in [0, 1], scalar or one per atom ({m}); got {rho!r}.")
-    return r
-
 @dataclass(frozen=True, eq=False)
 class FiniteWorld:
     "A distribution on finitely many atoms: `atoms` (M×d), marginal `px` (M,), `eta` = P(y=+1 | atom) (M,)."
@@ -317,41 +311,57 @@ class FiniteWorld:
     @property
     def n_atoms(self) -> int: return self.atoms.shape[0]
 
-    def label_masses(self) -> tuple[np.ndarray, np.ndarray]:
-        "Masses of (x_j, +1) and (x_j, −1): `px·eta` and `px·(1−eta)`."
-        return self.px * self.eta, self.px * (1 - self.eta)
+# %% ../nbs/03_datasets.ipynb #e73cf70b
+from fastcore.basics import patch
 
-    def bayes_risk(self) -> float:
-        "Σ_j p_j min(η_j, 1−η_j)."
-        return float(np.sum(self.px * np.minimum(self.eta, 1 - self.eta)))
+@patch
+def label_masses(self: FiniteWorld) -> tuple[np.ndarray, np.ndarray]:
+    "Masses of (x_j, +1) and (x_j, −1): `px·eta` and `px·(1−eta)`."
+    return self.px * self.eta, self.px * (1 - self.eta)
 
-    def risk(self, h_plus) -> float:
-        "Exact 0-1 risk of a rule predicting +1 at atom j with probability `h_plus[j]` (0/1 for a deterministic rule)."
-        h = np.asarray(h_plus, dtype=np.float64)
-        if h.shape != (self.n_atoms,) or not np.all((h >= 0) & (h <= 1)):
-            raise ValueError(f"h_plus must hold one probability in [0, 1] per atom ({self.n_atoms}); "
-                             "for a ±1 rule pass (rule > 0).")
-        return float(np.sum(self.px * (self.eta * (1 - h) + (1 - self.eta) * h)))
+@patch
+def bayes_risk(self: FiniteWorld) -> float:
+    "Σ_j p_j min(η_j, 1−η_j)."
+    return float(np.sum(self.px * np.minimum(self.eta, 1 - self.eta)))
 
-    def with_label_noise(self, rho_pos, # P(flip | y=+1): scalar or one per atom
-                         rho_neg=None, # P(flip | y=−1); None: same as rho_pos (symmetric)
-                        ) -> "FiniteWorld":
-        "The training distribution after class-conditional flips: η_tr = (1−ρ₊)η + ρ₋(1−η)."
-        rp = _as_rate(rho_pos, self.n_atoms, "rho_pos")
-        rn = rp if rho_neg is None else _as_rate(rho_neg, self.n_atoms, "rho_neg")
-        return FiniteWorld(self.atoms, self.px, (1 - rp) * self.eta + rn * (1 - self.eta))
+@patch
+def risk(self: FiniteWorld, h_plus) -> float:
+    "Exact 0-1 risk of a rule predicting +1 at atom j with probability `h_plus[j]` (0/1 for a deterministic rule)."
+    h = np.asarray(h_plus, dtype=np.float64)
+    if h.shape != (self.n_atoms,) or not np.all((h >= 0) & (h <= 1)):
+        raise ValueError(f"h_plus must hold one probability in [0, 1] per atom ({self.n_atoms}); "
+                         "for a ±1 rule pass (rule > 0).")
+    return float(np.sum(self.px * (self.eta * (1 - h) + (1 - self.eta) * h)))
 
-    def sample(self, n: int, # number of examples
-               random_state=None, # seed or Generator
-               return_index: bool = False, # also return the atom index of each example
-              ):
-        "Draw `n` examples: atom j with probability p_j, then y = +1 with probability η_j."
-        n = _check_n(n)
-        rng = as_generator(random_state)
-        idx = rng.choice(self.n_atoms, size=n, p=self.px)
-        y = np.where(rng.random(n) < self.eta[idx], 1, -1).astype(np.int64)
-        X = self.atoms[idx]
-        return (X, y, idx) if return_index else (X, y)
+# %% ../nbs/03_datasets.ipynb #a12099f9
+def _as_rate(rho, m: int, what: str) -> np.ndarray:
+    r = np.broadcast_to(np.asarray(rho, dtype=np.float64), (m,)) if np.ndim(rho) == 0 else np.asarray(rho, dtype=np.float64)
+    if r.shape != (m,) or not np.all((r >= 0) & (r <= 1)):
+        raise ValueError(f"{what} must be a probability in [0, 1], scalar or one per atom ({m}); got {rho!r}.")
+    return r
+
+@patch
+def with_label_noise(self: FiniteWorld, rho_pos, # P(flip | y=+1): scalar or one per atom
+                     rho_neg=None, # P(flip | y=−1); None: same as rho_pos (symmetric)
+                    ) -> "FiniteWorld":
+    "The training distribution after class-conditional flips: η_tr = (1−ρ₊)η + ρ₋(1−η)."
+    rp = _as_rate(rho_pos, self.n_atoms, "rho_pos")
+    rn = rp if rho_neg is None else _as_rate(rho_neg, self.n_atoms, "rho_neg")
+    return FiniteWorld(self.atoms, self.px, (1 - rp) * self.eta + rn * (1 - self.eta))
+
+# %% ../nbs/03_datasets.ipynb #0d0960e7
+@patch
+def sample(self: FiniteWorld, n: int, # number of examples
+           random_state=None, # seed or Generator
+           return_index: bool = False, # also return the atom index of each example
+          ):
+    "Draw `n` examples: atom j with probability p_j, then y = +1 with probability η_j."
+    n = _check_n(n)
+    rng = as_generator(random_state)
+    idx = rng.choice(self.n_atoms, size=n, p=self.px)
+    y = np.where(rng.random(n) < self.eta[idx], 1, -1).astype(np.int64)
+    X = self.atoms[idx]
+    return (X, y, idx) if return_index else (X, y)
 
 # %% ../nbs/03_datasets.ipynb #23c52eb1
 def make_finite_world(m: int = 40, # number of atoms 0, …, m−1

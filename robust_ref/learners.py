@@ -306,6 +306,7 @@ class StumpLearner:
 
     def __repr__(self): return f"StumpLearner(criterion={self.criterion!r})"
 
+# %% ../nbs/04_learners.ipynb #4f8090ec
 class _BoundStumps:
     def __init__(self, learner, search): self.learner, self.search = learner, search
     def fit_sign(self, y, w) -> Rule:
@@ -314,6 +315,7 @@ class _BoundStumps:
     def fit_logit(self, y, w) -> Rule: return self.search.best_real_stump(w, y, self.learner.proba_clip)
     def fit_regression(self, z, w) -> Rule: return self.search.best_regression_stump(w, z)
 
+# %% ../nbs/04_learners.ipynb #91d0f6fb
 _TREE_CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy"}
 
 class TreeLearner:
@@ -333,6 +335,7 @@ class TreeLearner:
 
     def __repr__(self): return f"TreeLearner(max_depth={self.max_depth}, max_leaf_nodes={self.max_leaf_nodes})"
 
+# %% ../nbs/04_learners.ipynb #b4025418
 class _BoundTrees:
     def __init__(self, learner, X, rng):
         self.learner, self.X, self.rng = learner, X, rng
@@ -350,6 +353,7 @@ class _BoundTrees:
                                                     max_leaf_nodes=self.learner.max_leaf_nodes)
         return TreeRule(self.regression.grow(z, w, self._seed()), "value")
 
+# %% ../nbs/04_learners.ipynb #ffebcb94
 def make_weak_learner(base_learner="stump", # 'stump', 'tree', or a learner object with `prepare`
                       max_depth: int | None = 1, max_leaf_nodes: int | None = None,
                       criterion: str | None = None, proba_clip: float = 1e-4):

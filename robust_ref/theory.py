@@ -74,41 +74,6 @@ class BoundCheck:
     sense: str = "<="
     tol: float | np.ndarray = 1e-9
 
-    @property
-    def correct_bound(self) -> np.ndarray: return sum(self.terms.values())
-    @property
-    def bound(self) -> np.ndarray: return self.scale * sum(self.weights[k] * v for k, v in self.terms.items())
-    @property
-    def slack(self) -> np.ndarray: return self.bound - self.quantity
-    @property
-    def ok(self) -> bool:
-        "The statement holds at every instance (up to `tol`)."
-        s = self.slack
-        return bool(np.all(s >= -self.tol)) if self.sense == "<=" else bool(np.all(np.abs(s) <= self.tol))
-    @property
-    def n_failures(self) -> int:
-        "Instances where the statement (as mutated) fails."
-        s = self.slack
-        return int(np.sum(s < -self.tol)) if self.sense == "<=" else int(np.sum(np.abs(s) > self.tol))
-    @property
-    def min_relative_slack(self) -> float:
-        "min over instances of slack / max(|bound|, |quantity|): 0 means the bound is attained, −1 a bound of 0."
-        s = self.slack if self.sense == "<=" else -np.abs(self.slack)
-        return float(np.min(s / np.maximum(np.maximum(np.abs(self.bound), np.abs(self.quantity)), 1e-300)))
-
-    def term_table(self) -> pd.DataFrame:
-        """Per term of the correct bound: its largest share of the bound, and the smallest slack left when it is
-        deleted (negative: the term is needed, the check fails without it), with the instance where that happens."""
-        rows, cb = [], self.correct_bound
-        tol = np.broadcast_to(self.tol, cb.shape)
-        for k, v in self.terms.items():
-            s = cb - v - self.quantity
-            bad = s < -tol if self.sense == "<=" else np.abs(s) > tol
-            i = int(np.argmax(bad)) if bad.any() else int(np.argmin(s if self.sense == "<=" else -np.abs(s)))
-            rows.append(dict(term=k, max_share=float(np.max(np.abs(v) / np.maximum(np.abs(cb), 1e-300))),
-                             slack_without=float(s[i]), needed=bool(bad.any()), at=self.labels[i]))
-        return pd.DataFrame(rows).set_index("term")
-
     def __repr__(self):
         mut = {k: w for k, w in self.weights.items() if w != 1}
         tag = "" if not mut and self.scale == 1 else f" [mutated: scale={self.scale:g}, weights={mut}]"
@@ -116,6 +81,53 @@ class BoundCheck:
         return (f"{self.result}{tag}: {'OK' if self.ok else 'FAILS'} on {len(self.quantity)} instances; "
                 f"min slack {self.slack[i]:+.3e} ({self.labels[i]}), min relative slack {self.min_relative_slack:+.3g}")
 
+# %% ../nbs/80_theory.ipynb #116bdb15
+from fastcore.basics import patch
+
+@patch(as_prop=True)
+def correct_bound(self: BoundCheck) -> np.ndarray: return sum(self.terms.values())
+
+@patch(as_prop=True)
+def bound(self: BoundCheck) -> np.ndarray: return self.scale * sum(self.weights[k] * v for k, v in self.terms.items())
+
+@patch(as_prop=True)
+def slack(self: BoundCheck) -> np.ndarray: return self.bound - self.quantity
+
+# %% ../nbs/80_theory.ipynb #7b5e9b4e
+@patch(as_prop=True)
+def ok(self: BoundCheck) -> bool:
+    "The statement holds at every instance (up to `tol`)."
+    s = self.slack
+    return bool(np.all(s >= -self.tol)) if self.sense == "<=" else bool(np.all(np.abs(s) <= self.tol))
+
+@patch(as_prop=True)
+def n_failures(self: BoundCheck) -> int:
+    "Instances where the statement (as mutated) fails."
+    s = self.slack
+    return int(np.sum(s < -self.tol)) if self.sense == "<=" else int(np.sum(np.abs(s) > self.tol))
+
+@patch(as_prop=True)
+def min_relative_slack(self: BoundCheck) -> float:
+    "min over instances of slack / max(|bound|, |quantity|): 0 means the bound is attained, −1 a bound of 0."
+    s = self.slack if self.sense == "<=" else -np.abs(self.slack)
+    return float(np.min(s / np.maximum(np.maximum(np.abs(self.bound), np.abs(self.quantity)), 1e-300)))
+
+# %% ../nbs/80_theory.ipynb #22087897
+@patch
+def term_table(self: BoundCheck) -> pd.DataFrame:
+    """Per term of the correct bound: its largest share of the bound, and the smallest slack left when it is
+    deleted (negative: the term is needed, the check fails without it), with the instance where that happens."""
+    rows, cb = [], self.correct_bound
+    tol = np.broadcast_to(self.tol, cb.shape)
+    for k, v in self.terms.items():
+        s = cb - v - self.quantity
+        bad = s < -tol if self.sense == "<=" else np.abs(s) > tol
+        i = int(np.argmax(bad)) if bad.any() else int(np.argmin(s if self.sense == "<=" else -np.abs(s)))
+        rows.append(dict(term=k, max_share=float(np.max(np.abs(v) / np.maximum(np.abs(cb), 1e-300))),
+                         slack_without=float(s[i]), needed=bool(bad.any()), at=self.labels[i]))
+    return pd.DataFrame(rows).set_index("term")
+
+# %% ../nbs/80_theory.ipynb #ed9e38fb
 def _mutation(names, scale=1.0, drop=(), factors=None) -> tuple[dict, float]:
     "Weights per term from `drop` (terms set to 0) and `factors` (term → multiplier); clear errors for unknown terms."
     if not (isinstance(scale, (int, float)) and np.isfinite(scale) and scale > 0):
@@ -135,6 +147,7 @@ def _check(result, labels, quantity, terms, scale, drop, factors, sense="<=", to
     w, s = _mutation(list(terms), scale, drop, factors)
     return BoundCheck(result, list(labels), np.asarray(quantity, dtype=np.float64), terms, w, s, sense, tol)
 
+# %% ../nbs/80_theory.ipynb #cab0ef48
 def mutation_table(check, # a `check_*` function
                    mutations: dict, # name → keyword arguments of one mutation, e.g. {"bound × 0.9": dict(scale=0.9)}
                    **kwargs, # arguments shared by every call (the test bed)
@@ -199,31 +212,7 @@ class RMBoostBed:
     noise: dict
     name: str = "thresholds"
 
-    def stats(self, name):
-        "P_noise, Var ρ_y(x), η_tr, τ, E_tr for the noise setting `name`."
-        rp, rn, n, seed = self.noise[name]
-        px, eta, H = self.world.px, self.world.eta, self.H
-        P = float(px @ (eta * rp + (1 - eta) * rn))
-        var = max(float(px @ (eta * rp**2 + (1 - eta) * rn**2)) - P**2, 0.0)
-        eta_tr = (1 - rp) * eta + rn * (1 - eta)
-        E_tr = H.T @ (px * (2 * eta_tr - 1))
-        if n is None: tau = E_tr
-        else:
-            rng = np.random.default_rng(seed)
-            idx = rng.choice(len(px), size=n, p=px)
-            tau = H[idx].T @ np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0) / n
-        return P, var, eta_tr, tau, E_tr
-
-    @property
-    def E_star(self) -> np.ndarray: return self.H.T @ (self.world.px * (2 * self.world.eta - 1))
-    def risk(self, mu) -> np.ndarray:
-        "Exact R(h_μ) for μ of shape (T,) or one per row of (k, T)."
-        h = np.clip(0.5 + np.asarray(mu) @ self.H.T, 0, 1)
-        return (self.world.eta * (1 - h) + (1 - self.world.eta) * h) @ self.world.px
-    def viol(self, mu) -> np.ndarray:
-        "Exact E_x(|f_μ(x)| − ½)_+ for μ of shape (T,) or (k, T)."
-        return np.maximum(np.abs(np.asarray(mu) @ self.H.T) - 0.5, 0) @ self.world.px
-
+# %% ../nbs/80_theory.ipynb #da80c606
 def rmboost_bed(m: int = 40, # atoms of the FiniteWorld (η(x) = σ(3 sin(x/5)), Dirichlet(5) marginal)
                 random_state=0, # seed of the marginal
                 n: int = 200, # sample size of the finite-sample settings
@@ -250,6 +239,41 @@ def rmboost_bed(m: int = 40, # atoms of the FiniteWorld (η(x) = σ(3 sin(x/5)),
              "aligned ∞": (0.25 + 0.2 * H[:, j], 0.25 - 0.2 * H[:, j], None, 0)}
     return RMBoostBed(world, H, noise, "thresholds" if rules == "thresholds" else "random rules")
 
+# %% ../nbs/80_theory.ipynb #1ef7c435
+from fastcore.basics import patch
+
+@patch(as_prop=True)
+def E_star(self: RMBoostBed) -> np.ndarray: return self.H.T @ (self.world.px * (2 * self.world.eta - 1))
+
+@patch
+def risk(self: RMBoostBed, mu) -> np.ndarray:
+    "Exact R(h_μ) for μ of shape (T,) or one per row of (k, T)."
+    h = np.clip(0.5 + np.asarray(mu) @ self.H.T, 0, 1)
+    return (self.world.eta * (1 - h) + (1 - self.world.eta) * h) @ self.world.px
+
+@patch
+def viol(self: RMBoostBed, mu) -> np.ndarray:
+    "Exact E_x(|f_μ(x)| − ½)_+ for μ of shape (T,) or (k, T)."
+    return np.maximum(np.abs(np.asarray(mu) @ self.H.T) - 0.5, 0) @ self.world.px
+
+# %% ../nbs/80_theory.ipynb #551c8669
+@patch
+def stats(self: RMBoostBed, name):
+    "P_noise, Var ρ_y(x), η_tr, τ, E_tr for the noise setting `name`."
+    rp, rn, n, seed = self.noise[name]
+    px, eta, H = self.world.px, self.world.eta, self.H
+    P = float(px @ (eta * rp + (1 - eta) * rn))
+    var = max(float(px @ (eta * rp**2 + (1 - eta) * rn**2)) - P**2, 0.0)
+    eta_tr = (1 - rp) * eta + rn * (1 - eta)
+    E_tr = H.T @ (px * (2 * eta_tr - 1))
+    if n is None: tau = E_tr
+    else:
+        rng = np.random.default_rng(seed)
+        idx = rng.choice(len(px), size=n, p=px)
+        tau = H[idx].T @ np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0) / n
+    return P, var, eta_tr, tau, E_tr
+
+# %% ../nbs/80_theory.ipynb #29344f1a
 def _mu_family(mu_o, mu_s):
     """Labels and rows μ = (1−t)μ_o + tν for ν ∈ {0, μ̂, ±½e_j}, t ∈ {0.1, 0.5, 1}: all feasible when μ_o and μ̂
     are (|ħ_j| ≤ 1), and they move μ_o towards, and past, every direction the Hölder steps of the proofs bound."""

@@ -578,74 +578,86 @@ class Grid:
         self.metrics = _metrics(metrics)
         self.train_per_class = _per_class(train_per_class, self.datasets, self.max_train)
 
-    def tasks(self) -> list[Task]:
-        "All tasks, in a fixed order (dataset, noise, rate, seed, split, method); rate-0 cells once, as noise 'none'."
-        out, seen = [], set()
-        for d, nz, r, s, k, m in itertools.product(self.datasets, self.noise, self.rates, self.seeds, range(self.splits), self.methods):
-            nz_name = "none" if r == 0 else nz
-            key = (d, nz_name, r, m, s, k)
-            if key in seen: continue
-            seen.add(key)
-            out.append(Task(d, nz_name, r, self.methods[m], s, k, self.test_size, self.datasets[d],
-                            NOISE["none"] if r == 0 else self.noise[nz], len(out), self.max_train.get(d), self.curve_rounds,
-                            self.metrics, self.train_per_class.get(d)))
-        return out
-
-    def __len__(self): return len(self.tasks())
-
-    def spec(self) -> dict:
-        "Everything that determines the results, as plain data (stored with them)."
-        return dict(name=self.name, datasets={k: _jsonable(v) for k, v in self.datasets.items()},
-                    noise={k: _jsonable(v) for k, v in self.noise.items()}, rates=self.rates, seeds=self.seeds,
-                    splits=self.splits, test_size=self.test_size,
-                    methods={k: m.describe() for k, m in self.methods.items()},
-                    **({"max_train": dict(self.max_train)} if self.max_train else {}),   # absent when unset: old fingerprints hold
-                    **({"curve_rounds": list(self.curve_rounds)} if self.curve_rounds else {}),
-                    **({"metrics": {n: _jsonable(dict(p)) for n, p in self.metrics}} if self.metrics else {}),   # absent when unset
-                    **({"train_per_class": dict(self.train_per_class)} if self.train_per_class else {}))         # absent when unset
-
-    def subset(self, *, datasets=None, methods=None, noise=None, rates=None, seeds=None, # the values to keep (None: all)
-               splits: int | None = None, # the first `splits` partitions per seed
-               name: str | None = None) -> "Grid":
-        "A slice of this grid — e.g. the live re-run of a record: its tasks keep their keys, ids and seeds."
-        def pick(axis, chosen, what):
-            if chosen is None: return axis
-            chosen = [chosen] if isinstance(chosen, (str, numbers.Real)) else list(chosen)
-            bad = [c for c in chosen if c not in axis]
-            if bad or not chosen:
-                raise ValueError(f"{what} {bad[0] if bad else chosen!r} is not in grid {self.name!r}"
-                                 f"{_did_you_mean(bad[0], [str(a) for a in axis]) if bad else ''}; its {what}s: {', '.join(map(str, axis))}.")
-            return {c: axis[c] for c in chosen} if isinstance(axis, dict) else chosen
-        if splits is not None and (isinstance(splits, bool) or not isinstance(splits, numbers.Integral) or not 1 <= splits <= self.splits):
-            raise ValueError(f"splits must be an int in [1, {self.splits}] (the first partitions of grid {self.name!r}); got {splits!r}.")
-        ds = pick(self.datasets, datasets, "dataset")
-        return Grid(ds, list(pick(self.methods, methods, "method").values()), noise=pick(self.noise, noise, "noise model"),
-                    rates=pick(self.rates, rates, "rate"), seeds=pick(self.seeds, seeds, "seed"), splits=splits or self.splits,
-                    test_size=self.test_size, name=name or f"{self.name} (subset)",
-                    max_train={d: c for d, c in self.max_train.items() if d in ds} or None, curve_rounds=self.curve_rounds,
-                    metrics={n: dict(p) for n, p in self.metrics} or None,
-                    train_per_class={d: k for d, k in self.train_per_class.items() if d in ds} or None)
-
-    def fingerprint(self) -> str:
-        "A hash of `spec()`: two grids with the same fingerprint produce the same rows."
-        return hashlib.sha256(json.dumps(self.spec(), sort_keys=True).encode()).hexdigest()[:16]
-
-    def __repr__(self):
-        n, full = len(self), (len(self.datasets) * len(self.noise) * len(self.rates) * len(self.methods)
-                              * len(self.seeds) * self.splits)
-        shared = (f" (not {full}: the {full - n} rate-0 cells are clean labels, run once and shared by the "
-                  f"{len(self.noise)} noise models)") if full > n else ""
-        return (f"Grid({self.name!r}: {len(self.datasets)} datasets × {len(self.noise)} noise × {len(self.rates)} rates × "
-                f"{len(self.methods)} methods × {len(self.seeds)} seeds × {self.splits} splits = {n} tasks{shared}"
-                + (f"; training rows capped: {', '.join(f'{d} {c:,}' for d, c in self.max_train.items())}" if self.max_train else "")
-                + (f"; training part per class: {', '.join(f'{d} {k:,}' for d, k in self.train_per_class.items())}" if self.train_per_class else "")
-                + (f"; staged test errors at {len(self.curve_rounds)} rounds ({self.curve_rounds[0]}…{self.curve_rounds[-1]})" if self.curve_rounds else "")
-                + (f"; metrics {', '.join(n for n, _ in self.metrics)}" if self.metrics else "") + ")")
-
     @classmethod
     def from_file(cls, path) -> "Grid":
         "Read a grid from a TOML (`.toml`) or YAML (`.yaml`/`.yml`, needs PyYAML) file."
         return read_grid(path)
+
+# %% ../../nbs/70b_grid.ipynb #eb156d25
+from fastcore.basics import patch
+
+@patch
+def tasks(self: Grid) -> list[Task]:
+    "All tasks, in a fixed order (dataset, noise, rate, seed, split, method); rate-0 cells once, as noise 'none'."
+    out, seen = [], set()
+    for d, nz, r, s, k, m in itertools.product(self.datasets, self.noise, self.rates, self.seeds, range(self.splits), self.methods):
+        nz_name = "none" if r == 0 else nz
+        key = (d, nz_name, r, m, s, k)
+        if key in seen: continue
+        seen.add(key)
+        out.append(Task(d, nz_name, r, self.methods[m], s, k, self.test_size, self.datasets[d],
+                        NOISE["none"] if r == 0 else self.noise[nz], len(out), self.max_train.get(d), self.curve_rounds,
+                        self.metrics, self.train_per_class.get(d)))
+    return out
+
+@patch
+def __len__(self: Grid): return len(self.tasks())
+
+# %% ../../nbs/70b_grid.ipynb #54a52e34
+@patch
+def spec(self: Grid) -> dict:
+    "Everything that determines the results, as plain data (stored with them)."
+    return dict(name=self.name, datasets={k: _jsonable(v) for k, v in self.datasets.items()},
+                noise={k: _jsonable(v) for k, v in self.noise.items()}, rates=self.rates, seeds=self.seeds,
+                splits=self.splits, test_size=self.test_size,
+                methods={k: m.describe() for k, m in self.methods.items()},
+                **({"max_train": dict(self.max_train)} if self.max_train else {}),   # absent when unset: old fingerprints hold
+                **({"curve_rounds": list(self.curve_rounds)} if self.curve_rounds else {}),
+                **({"metrics": {n: _jsonable(dict(p)) for n, p in self.metrics}} if self.metrics else {}),   # absent when unset
+                **({"train_per_class": dict(self.train_per_class)} if self.train_per_class else {}))         # absent when unset
+
+@patch
+def fingerprint(self: Grid) -> str:
+    "A hash of `spec()`: two grids with the same fingerprint produce the same rows."
+    return hashlib.sha256(json.dumps(self.spec(), sort_keys=True).encode()).hexdigest()[:16]
+
+# %% ../../nbs/70b_grid.ipynb #c55d6bc4
+@patch
+def subset(self: Grid, *, datasets=None, methods=None, noise=None, rates=None, seeds=None, # the values to keep (None: all)
+           splits: int | None = None, # the first `splits` partitions per seed
+           name: str | None = None) -> "Grid":
+    "A slice of this grid — e.g. the live re-run of a record: its tasks keep their keys, ids and seeds."
+    def pick(axis, chosen, what):
+        if chosen is None: return axis
+        chosen = [chosen] if isinstance(chosen, (str, numbers.Real)) else list(chosen)
+        bad = [c for c in chosen if c not in axis]
+        if bad or not chosen:
+            raise ValueError(f"{what} {bad[0] if bad else chosen!r} is not in grid {self.name!r}"
+                             f"{_did_you_mean(bad[0], [str(a) for a in axis]) if bad else ''}; its {what}s: {', '.join(map(str, axis))}.")
+        return {c: axis[c] for c in chosen} if isinstance(axis, dict) else chosen
+    if splits is not None and (isinstance(splits, bool) or not isinstance(splits, numbers.Integral) or not 1 <= splits <= self.splits):
+        raise ValueError(f"splits must be an int in [1, {self.splits}] (the first partitions of grid {self.name!r}); got {splits!r}.")
+    ds = pick(self.datasets, datasets, "dataset")
+    return Grid(ds, list(pick(self.methods, methods, "method").values()), noise=pick(self.noise, noise, "noise model"),
+                rates=pick(self.rates, rates, "rate"), seeds=pick(self.seeds, seeds, "seed"), splits=splits or self.splits,
+                test_size=self.test_size, name=name or f"{self.name} (subset)",
+                max_train={d: c for d, c in self.max_train.items() if d in ds} or None, curve_rounds=self.curve_rounds,
+                metrics={n: dict(p) for n, p in self.metrics} or None,
+                train_per_class={d: k for d, k in self.train_per_class.items() if d in ds} or None)
+
+# %% ../../nbs/70b_grid.ipynb #b0f4caea
+@patch
+def __repr__(self: Grid):
+    n, full = len(self), (len(self.datasets) * len(self.noise) * len(self.rates) * len(self.methods)
+                          * len(self.seeds) * self.splits)
+    shared = (f" (not {full}: the {full - n} rate-0 cells are clean labels, run once and shared by the "
+              f"{len(self.noise)} noise models)") if full > n else ""
+    return (f"Grid({self.name!r}: {len(self.datasets)} datasets × {len(self.noise)} noise × {len(self.rates)} rates × "
+            f"{len(self.methods)} methods × {len(self.seeds)} seeds × {self.splits} splits = {n} tasks{shared}"
+            + (f"; training rows capped: {', '.join(f'{d} {c:,}' for d, c in self.max_train.items())}" if self.max_train else "")
+            + (f"; training part per class: {', '.join(f'{d} {k:,}' for d, k in self.train_per_class.items())}" if self.train_per_class else "")
+            + (f"; staged test errors at {len(self.curve_rounds)} rounds ({self.curve_rounds[0]}…{self.curve_rounds[-1]})" if self.curve_rounds else "")
+            + (f"; metrics {', '.join(n for n, _ in self.metrics)}" if self.metrics else "") + ")")
 
 # %% ../../nbs/70b_grid.ipynb #58196882
 _GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train", "curve_rounds",

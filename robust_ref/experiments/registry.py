@@ -117,6 +117,7 @@ def _booster_seed(random_state, modulus: int):
     if random_state is None or isinstance(random_state, numbers.Integral): return random_state if random_state is None else int(random_state) % modulus
     return int(as_generator(random_state).integers(0, modulus))
 
+# %% ../../nbs/70a_registry.ipynb #7dfb72f7
 class XGBQuadClassifier(BinaryClassifier):
     """XGB-Quad [@mazuelas2025rmboost, §3.8]: XGBoost least squares on ±1 targets, i.e. the potential (1 − yF)²; predicts sign F.
 
@@ -150,6 +151,7 @@ class XGBQuadClassifier(BinaryClassifier):
 
     def _decision(self, X): return np.asarray(self.booster_.predict(X), dtype=np.float64)
 
+# %% ../../nbs/70a_registry.ipynb #3ebc5b3a
 class QuadBoostClassifier(BinaryClassifier):
     """The XGB-Quad potential (1 − yF)² = (y − F)² boosted with scikit-learn's histogram GBDT (least squares on ±1).
 
