@@ -265,3 +265,10 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+@pytest.mark.parametrize("k", [0, -1, 2.5, True, "3"])
+def test_balanced_split_refuses_a_non_positive_or_non_integer_k(k):
+    from robust_ref.experiments.run import balanced_split
+    with pytest.raises(ValueError, match="train_per_class must be a positive integer"):
+        balanced_split(np.r_[np.zeros(5), np.ones(5)], k, 0)

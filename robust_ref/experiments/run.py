@@ -24,7 +24,7 @@ from .store import ROW_COLUMNS, ResultStore, _frame
 # %% auto #0
 __all__ = ['balanced_split', 'method_figures', 'staged_test_errors', 'run_task', 'run_grid']
 
-# %% ../../nbs/70d_run.ipynb #082059c3
+# %% ../../nbs/70d_run.ipynb #297a043f
 _CACHE: dict = {}
 _CACHE_MAX = 64
 
@@ -68,6 +68,8 @@ def balanced_split(y,    # the labels of the whole dataset
                    seed: int, # the task's split seed
                   ) -> tuple:
     "(train, test) indices: `k` points of each class drawn uniformly without replacement, the rest test (both sorted)."
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"train_per_class must be a positive integer (training points per class); got {k!r}.")
     y, rng = np.asarray(y), np.random.default_rng(seed)
     parts = []
     for c in np.unique(y):
