@@ -3,6 +3,7 @@ options of a scikit-learn dataset, the registry's `mean_herd` / `mean_random_sub
 `support_fraction` metric, and the record grid `meanclf_figure1.toml`. Expected values come from scikit-learn's loader
 and from the mean classifier chapter's own `herd_recursive`, computed independently here."""
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_digits
 from sklearn.linear_model import LogisticRegression
@@ -141,3 +142,32 @@ def test_figure1_grid_and_its_tasks():
     seed = g.tasks()[0].seeds()["split"]
     tr, te = next(StratifiedShuffleSplit(n_splits=1, test_size=0.5, random_state=seed).split(X, y))
     assert row["test_error"] == np.mean(MeanClassifier(bandwidth=1.0).fit(X[tr], y[tr]).predict(X[te]) != y[te])
+
+
+def test_figure1_record_rows_are_reproduced_exactly():
+    "Another partition than the page's live slice: its rows (errors, size, level, residual) equal the committed record."
+    g = ex.record_grid("meanclf_figure1")
+    assert g.fingerprint() == ex.read_grid(ex.example_grids()["meanclf_figure1"]).fingerprint()
+    sub = g.subset(methods=["full mean", "serial 5", "parallel 12", "random 10"], splits=8)
+    tasks = [t for t in sub.tasks() if t.split == 7]
+    live = pd.DataFrame([ex.run_task(t) for t in tasks])
+    assert len(live) == 4 and (live.split == 7).all()
+    summary = ex.check_against_record(live, "meanclf_figure1")
+    assert (summary.shared == 1).all() and (summary.agreeing == 1).all()
+    rec, _ = ex.load_record("meanclf_figure1")
+    assert len(rec) == 1420 and (rec.status == "ok").all()
+    assert set(live.columns) >= {"support_size", "support_fraction", "herd_level", "residual_to_full"}
+
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+
+_WEIGHTS = ("a sample weight is not a repetition: the full mean is the same, but herding and the random subset choose among "
+            "rows, so a repeated row is a separate candidate (documented in the class docstring)")
+
+
+@parametrize_with_checks([RecursiveHerdingClassifier(level=2, stop_size=5),
+                          RecursiveHerdingClassifier(level=2, stop_size=5, points="random", random_state=0)],
+                         expected_failed_checks=lambda est: {"check_sample_weight_equivalence_on_dense_data": _WEIGHTS})
+def test_herding_classifier_passes_sklearn_checks(estimator, check):
+    check(estimator)

@@ -184,7 +184,7 @@ class QuadBoostClassifier(BinaryClassifier):
 
     def _decision(self, X): return self.booster_.predict(X)
 
-# %% ../../nbs/70a_registry.ipynb #41a7d535
+# %% ../../nbs/70a_registry.ipynb #fafe8c47
 class RecursiveHerdingClassifier(BinaryClassifier):
     """The mean classifier at one level of recursive kernel herding [@vanrooyen2015average, §8, Fig. 1], or the mean of a random subset of that size.
 
@@ -195,6 +195,8 @@ class RecursiveHerdingClassifier(BinaryClassifier):
     the full mean); when the recursion ends earlier, the last level reached (`herd_level_`). With `points="random"`
     the herd only fixes the size m: the classifier is the mean of m training points drawn uniformly without
     replacement, f(x) = Σ_{i∈S} w_i y_i K(x_i, x) / Σ_{i∈S} w_i. Predicts `classes_[1]` where f ≥ 0, as `MeanClassifier`.
+    A sample weight is not a repetition here: the full mean is the same, but the herd (or the random subset) is chosen
+    among rows, so a repeated row is a separate candidate.
 
     Attributes
     ----------
@@ -260,7 +262,8 @@ class RecursiveHerdingClassifier(BinaryClassifier):
 
     def predict(self, X) -> np.ndarray:
         "Class labels: `classes_[1]` where the score is ≥ 0 (the mean classifier's tie rule)."
-        return self.classes_[(self.decision_function(X) >= 0).astype(int)]
+        s = self.decision_function(X)   # first: raises NotFittedError before fit
+        return self.classes_[(s >= 0).astype(int)]
 
 # %% ../../nbs/70a_registry.ipynb #f1fb4ef4
 def _sk(module: str, name: str, **defaults):
