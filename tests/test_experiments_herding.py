@@ -12,6 +12,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 import robust_ref.experiments as ex
 from robust_ref.experiments.grid import METRICS, sklearn_dataset, support_fraction
 from robust_ref.experiments.registry import RecursiveHerdingClassifier
+from robust_ref.experiments.run import task_data
 from robust_ref.mean_classifier import MeanClassifier
 
 
@@ -142,6 +143,10 @@ def test_figure1_grid_and_its_tasks():
     seed = g.tasks()[0].seeds()["split"]
     tr, te = next(StratifiedShuffleSplit(n_splits=1, test_size=0.5, random_state=seed).split(X, y))
     assert row["test_error"] == np.mean(MeanClassifier(bandwidth=1.0).fit(X[tr], y[tr]).predict(X[te]) != y[te])
+    Xtr, Xte, ytr, ynoisy, yte = task_data(g.tasks()[0])                    # the page's bandwidth table uses these arrays
+    assert np.array_equal(Xtr, X[tr]) and np.array_equal(Xte, X[te]) and np.array_equal(ytr, y[tr]) and np.array_equal(yte, y[te])
+    assert np.array_equal(ynoisy, ytr)                                       # rate 0: clean labels
+    with pytest.raises(TypeError, match="task_data needs a Task"): task_data(g)
 
 
 def test_figure1_record_rows_are_reproduced_exactly():
