@@ -36,7 +36,8 @@ def test_leaderboard_grid_covers_every_method_dataset_and_noise_model():
     g = read_grid(example_grids()["leaderboard"])
     assert g.name == "leaderboard" and list(g.datasets) == list_datasets()          # all 15 bundled datasets
     fig2_only = {"unhinged", "hinge_linear", "logistic_linear"}   # raw-feature hyperplanes through the origin (notebook 84's grid)
-    paper_only = {"arb_trunc_exp"}   # Arch Boost's truncated exponential: Fig. 5's comparison (notebook 85's grid), not the leaderboard's
+    paper_only = {"arb_trunc_exp",   # Arch Boost's truncated exponential: Fig. 5's comparison (notebook 85's grid), not the leaderboard's
+                  "mean_herd", "mean_random_subset"}   # the mean classifier's herds: Fig. 1 (notebook 84's grid)
     assert set(g.methods) == set(available_methods()) - {"dummy"} - fig2_only - paper_only   # every other registry method that runs here
     assert list(g.noise) == ["uniform", "class_conditional", "one_sided", "adversarial"]
     assert (g.rates, g.seeds, g.splits) == ([0.0, 0.1, 0.2, 0.3], [0, 1, 2, 3, 4], 1)

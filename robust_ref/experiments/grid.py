@@ -24,7 +24,7 @@ from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 # %% auto #0
 __all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRIC_INPUTS', 'METRICS', 'Corruption', 'file_dataset', 'sklearn_dataset',
            'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'coef_mse_to_clean_fit',
-           'sensitivity', 'Grid', 'validate_method', 'read_grid', 'example_grids', 'example_grid']
+           'sensitivity', 'support_fraction', 'Grid', 'validate_method', 'read_grid', 'example_grids', 'example_grid']
 
 # %% ../../nbs/70b_grid.ipynb #a5111452
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
@@ -161,12 +161,31 @@ class _Generated(_Loader):
     def __hash__(self): return hash(("_Generated",) + self._id())
     def __repr__(self): return f"generated:{self.generator}({', '.join(f'{k}={v!r}' for k, v in sorted(self.params.items()))})"
 
-# %% ../../nbs/70b_grid.ipynb #7a7ffdf0
-SKLEARN_DATASETS = {"breast_cancer": "load_breast_cancer"}   # binary datasets shipped with scikit-learn (WDBC: 569 × 30)
+# %% ../../nbs/70b_grid.ipynb #fce5657e
+SKLEARN_DATASETS = {"breast_cancer": "load_breast_cancer",   # binary: WDBC, 569 × 30
+                    "digits": "load_digits"}                 # 10 classes: 1,797 8×8 images, pixels 0–16 (two classes via `classes`)
+
+def _check_classes(name, classes):
+    "`classes` of a scikit-learn dataset: None or a list of at least two distinct label values (numbers or strings)."
+    if classes is None: return None
+    vals = None if isinstance(classes, (str, bytes, dict)) or not hasattr(classes, "__iter__") else list(classes)
+    if vals is None or len(vals) < 2 or any(isinstance(c, (bool, list, dict, tuple)) or not np.isscalar(c) for c in vals) \
+            or len(set(vals)) < len(vals):
+        raise ValueError(f"scikit-learn dataset {name!r}: classes must be a list of at least two distinct label values (the "
+                         f"rows kept), e.g. [3, 8]; got {classes!r}.")
+    return tuple(vals)
+
+def _check_scale(name, scale):
+    "`scale` of a scikit-learn dataset: None or a positive finite number every feature is divided by."
+    if scale is None: return None
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real) or not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scikit-learn dataset {name!r}: scale must be a positive number every feature is divided by "
+                         f"(e.g. 16 for digits: pixels 0–16 to [0, 1]); got {scale!r}.")
+    return float(scale)
 
 class _Sklearn(_Loader):
     "Loader of a dataset shipped with scikit-learn (`SKLEARN_DATASETS`), optionally a subset of its columns and binarised labels; equal by what it loads."
-    def __init__(self, name: str, columns=None, positive=None):
+    def __init__(self, name: str, columns=None, positive=None, classes=None, scale=None):
         if name not in SKLEARN_DATASETS:
             raise ValueError(f"unknown scikit-learn dataset {name!r}{_did_you_mean(name, SKLEARN_DATASETS)}; "
                              f"scikit-learn datasets: {', '.join(SKLEARN_DATASETS)}.")
@@ -180,31 +199,44 @@ class _Sklearn(_Loader):
         self.name = name
         self.columns = None if columns is None else tuple(int(c) for c in columns)
         self.positive = None if positive is None else tuple(positive)
+        self.classes, self.scale = _check_classes(name, classes), _check_scale(name, scale)
     def __call__(self):
         import sklearn.datasets
         X, y = getattr(sklearn.datasets, SKLEARN_DATASETS[self.name])(return_X_y=True)
         X, y = np.asarray(X, dtype=float), np.asarray(y)
+        if self.classes is not None:
+            missing = [c for c in self.classes if not np.any(y == c)]
+            if missing:
+                raise ValueError(f"scikit-learn dataset {self.name!r} has no label {missing[0]!r}; its labels are "
+                                 f"{np.unique(y).tolist()}: list classes among them.")
+            keep = np.isin(y, self.classes)
+            X, y = X[keep], y[keep]
         if self.columns is not None:
             if max(self.columns) >= X.shape[1]:
                 raise ValueError(f"scikit-learn dataset {self.name!r} has {X.shape[1]} columns; columns asks for column "
                                  f"{max(self.columns)}: use indices below {X.shape[1]}.")
             X = X[:, list(self.columns)]
+        if self.scale is not None: X = X / self.scale
         if self.positive is not None: y = np.where(np.isin(y, self.positive), 1, -1)
         return X, y
-    def _id(self): return (self.name, self.columns, self.positive)
+    def _id(self): return (self.name, self.columns, self.positive, self.classes, self.scale)
     def __eq__(self, other): return isinstance(other, _Sklearn) and other._id() == self._id()
     def __hash__(self): return hash(("_Sklearn",) + self._id())
     def __repr__(self):   # the bare name when no option is set: the spec (and fingerprint) of a grid without options is as before
         opts = ([f"columns={list(self.columns)!r}"] if self.columns is not None else []) + (
-            [f"positive={list(self.positive)!r}"] if self.positive is not None else [])
+            [f"positive={list(self.positive)!r}"] if self.positive is not None else []) + (   # new options only when set
+            [f"classes={list(self.classes)!r}"] if self.classes is not None else []) + (
+            [f"scale={self.scale!r}"] if self.scale is not None else [])
         return f"sklearn:{self.name}" + (f"({', '.join(opts)})" if opts else "")
 
 def sklearn_dataset(name: str,     # a name of `SKLEARN_DATASETS`
                     columns=None,  # keep only these feature columns (indices, in this order); None keeps all
                     positive=None, # label values that make class +1 (the rest −1); None keeps the labels as they are
+                    classes=None,  # keep only the rows of these labels (at least two); None keeps every row
+                    scale=None,    # divide every feature by this positive number (e.g. 16: digits' pixels to [0, 1]); None: as loaded
                    ) -> _Sklearn:
     "A dataset shipped with scikit-learn as a grid loader, e.g. `Grid({'wdbc': sklearn_dataset('breast_cancer')}, ...)`."
-    return _Sklearn(_check_str(name, "scikit-learn dataset name"), columns, positive)
+    return _Sklearn(_check_str(name, "scikit-learn dataset name"), columns, positive, classes, scale)
 
 # %% ../../nbs/70b_grid.ipynb #7c4f2250
 def generated_dataset(generator: str, # a name of `GENERATORS`
@@ -286,7 +318,7 @@ class Task:
         return dict(out, noise=derive_seed("noise", *base, *cap, self.noise, self.rate),
                     fit=derive_seed("fit", *base, *cap, self.noise, self.rate, self.method.name) % 2**32)
 
-# %% ../../nbs/70b_grid.ipynb #76f087f8
+# %% ../../nbs/70b_grid.ipynb #ace233b5
 def _check_threshold(threshold: float = 0.75):
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not 0 < threshold < 1:
         raise ValueError(f"outlier_share: threshold must be a fraction of the rounds in (0, 1), e.g. 0.75 (600 of 800); got {threshold!r}.")
@@ -432,8 +464,22 @@ sensitivity.columns = ("sensitivity",)
 sensitivity.needs = ("X_test", "y_test")
 sensitivity.check_params = _check_positive
 
+def support_fraction(est, X, y, corrupted, # the fitted model (or a Pipeline ending in it) and its training data
+                     ) -> dict:
+    "Points the fitted kernel expansion keeps (`support_`): their number, their share of the training part and, for a herd, its level and residual to the full mean [@vanrooyen2015average, Fig. 1]."
+    final = _final_step(est)
+    if not hasattr(final, "support_"):
+        raise TypeError(f"support_fraction needs a model that keeps a subset of the training points (support_), such as the "
+                        f"mean classifier or its herds; {type(final).__name__} has none. Drop the metric for this method.")
+    size = len(np.ravel(final.support_))
+    return dict(support_size=size, support_fraction=size / len(X),
+                herd_level=float(getattr(final, "herd_level_", float("nan"))),
+                residual_to_full=float(getattr(final, "residual_to_full_", float("nan"))))
+
+support_fraction.columns = ("support_size", "support_fraction", "herd_level", "residual_to_full")
+
 METRICS = {"outlier_share": outlier_share, "coef_mse": coef_mse, "coef_mse_to_clean_fit": coef_mse_to_clean_fit,
-           "sensitivity": sensitivity}
+           "sensitivity": sensitivity, "support_fraction": support_fraction}
 
 def _metrics(metrics) -> tuple:
     "A grid's metrics as ((name, ((param, value), ...)), ...) from None, names, or a {name: {param: value}} mapping."
@@ -659,7 +705,7 @@ def __repr__(self: Grid):
             + (f"; staged test errors at {len(self.curve_rounds)} rounds ({self.curve_rounds[0]}…{self.curve_rounds[-1]})" if self.curve_rounds else "")
             + (f"; metrics {', '.join(n for n, _ in self.metrics)}" if self.metrics else "") + ")")
 
-# %% ../../nbs/70b_grid.ipynb #58196882
+# %% ../../nbs/70b_grid.ipynb #9fecbb74
 _GRID_KEYS = ("name", "datasets", "noise", "rates", "seeds", "splits", "test_size", "methods", "quick", "max_train", "curve_rounds",
               "metrics", "train_per_class")
 
@@ -762,10 +808,11 @@ def _file_datasets(raw, where):
                 if extra: raise ValueError(f"a file dataset takes file, positive and log2; remove {extra[0]!r}.")
                 out[name] = file_dataset(spec["file"], spec.get("positive"), spec.get("log2", False))
             elif "sklearn" in spec:   # a dataset shipped with scikit-learn
-                extra = [k for k in spec if k not in ("sklearn", "columns", "positive")]
-                if extra: raise ValueError(f"a scikit-learn dataset takes only sklearn = one of {', '.join(SKLEARN_DATASETS)}, columns and "
-                                           f"positive; remove {extra[0]!r}.")
-                out[name] = sklearn_dataset(spec["sklearn"], spec.get("columns"), spec.get("positive"))
+                extra = [k for k in spec if k not in ("sklearn", "columns", "positive", "classes", "scale")]
+                if extra: raise ValueError(f"a scikit-learn dataset takes only sklearn = one of {', '.join(SKLEARN_DATASETS)}, columns, "
+                                           f"positive, classes and scale; remove {extra[0]!r}.")
+                out[name] = sklearn_dataset(spec["sklearn"], spec.get("columns"), spec.get("positive"), spec.get("classes"),
+                                            spec.get("scale"))
             elif spec and ("n_train" in spec or "n_test" in spec):   # drawn afresh for every partition
                 gen = spec.pop("generator", None)
                 missing = [k for k in ("n_train", "n_test") if k not in spec]

@@ -22,7 +22,7 @@ from .grid import METRICS, Grid, Task
 from .store import ROW_COLUMNS, ResultStore, _frame
 
 # %% auto #0
-__all__ = ['balanced_split', 'method_figures', 'staged_test_errors', 'run_task', 'run_grid']
+__all__ = ['balanced_split', 'task_data', 'method_figures', 'staged_test_errors', 'run_task', 'run_grid']
 
 # %% ../../nbs/70d_run.ipynb #297a043f
 _CACHE: dict = {}
@@ -86,6 +86,13 @@ def _corrupted(out):
     if hasattr(out, "X") and hasattr(out, "mask"):
         return np.asarray(out.X, dtype=float), np.asarray(out.y), np.asarray(out.mask, dtype=bool)
     return np.asarray(out)
+
+# %% ../../nbs/70d_run.ipynb #f49ae630
+def task_data(task: Task, # a task of a grid (`grid.tasks()`)
+             ) -> tuple:
+    "(X_train, X_test, y_train_clean, y_train_noisy, y_test) of `task`, exactly as the runner fits and tests it."
+    if not isinstance(task, Task): raise TypeError(f"task_data needs a Task (e.g. grid.tasks()[0]); got {type(task).__name__}.")
+    return _data(task)
 
 # %% ../../nbs/70d_run.ipynb #a61baafb
 def _number(v):
