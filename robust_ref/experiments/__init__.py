@@ -11,16 +11,16 @@ __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassif
            'curve_summary', 'level_claim', 'ordering_claim', 'plot_round_curves', 'save_record', 'load_record',
            'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root', 'METRICS',
            'Corruption', 'outlier_share', 'coef_mse', 'sklearn_dataset', 'record_or_live', 'run_record', 'CVStopping',
-           'WelchTScreen', 'PREPROCESSORS', 'wrap_method', 'file_dataset', 'balanced_split']
+           'WelchTScreen', 'PREPROCESSORS', 'wrap_method', 'file_dataset', 'balanced_split', 'task_data']
 
-# %% ../../nbs/70_experiments.ipynb #3962834c
+# %% ../../nbs/70_experiments.ipynb #c9b0fdb9
 from .registry import (Method, QuadBoostClassifier, XGBQuadClassifier, available_methods, get_method,
                                              list_methods, CVStopping, WelchTScreen, PREPROCESSORS, wrap_method)
 from .grid import (GENERATORS, METRICS, NOISE, Corruption, Grid, Task, coef_mse, example_grid,
                                          example_grids, generated_dataset, drawn_dataset, outlier_share, read_grid,
                                          sklearn_dataset, validate_method, file_dataset)
 from .store import ROW_COLUMNS, VOLATILE_COLUMNS, ResultStore, load_results, versions
-from .run import method_figures, run_grid, run_task, staged_test_errors, balanced_split
+from .run import method_figures, run_grid, run_task, staged_test_errors, balanced_split, task_data
 from .summaries import (average_ranks, curve_summary, degradation, error_table, failures, fit_times,
                                              level_claim, ordering_claim, summarise)
 from .plots import plot_error_curves, plot_round_curves, plot_tradeoff, report
@@ -35,4 +35,4 @@ _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifie
          "curve_summary", "level_claim", "ordering_claim", "plot_round_curves", "save_record", "load_record",
          "check_against_record", "refresh_record", "record_grid", "list_records", "record_root",
          "METRICS", "Corruption", "outlier_share", "coef_mse", "sklearn_dataset", "record_or_live", "run_record",
-         "CVStopping", "WelchTScreen", "PREPROCESSORS", "wrap_method", "file_dataset", "balanced_split"]
+         "CVStopping", "WelchTScreen", "PREPROCESSORS", "wrap_method", "file_dataset", "balanced_split", "task_data"]
