@@ -34,7 +34,7 @@ def versions() -> dict:
     "Versions of Python, the platform and the packages that produce results."
     from importlib import metadata
     out = dict(python=platform.python_version(), platform=platform.platform())
-    for pkg in ("robust_ref", "numpy", "scipy", "scikit-learn", "pandas", "joblib", "highspy", "dask", "distributed", "xgboost"):
+    for pkg in ("robust_ref", "numpy", "scipy", "scikit-learn", "pandas", "joblib", "highspy", "numba", "dask", "distributed", "xgboost", "cleanlab"):
         try: out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError: pass
     return out
