@@ -38,7 +38,7 @@ def _seconds(text: str) -> float:
     if not v > 0: raise argparse.ArgumentTypeError("must be > 0")
     return v
 
-# %% ../nbs/71_cli.ipynb #ca6ff6eb
+# %% ../nbs/71_cli.ipynb #17a82f67
 def _cmd_datasets(args) -> int:
     from robust_ref.datasets import dataset_info
     info = dataset_info()[["rows", "features", "classes", "minority", "missing_cells"]]
@@ -79,9 +79,13 @@ def _cmd_run(args) -> int:
 
 def _cmd_record_show(args) -> int:
     from robust_ref.experiments.record import list_records, load_record, record_root
-    if args.name is None:
+    if args.name is None:   # one line per record, from its provenance: name, tasks, failed, commit, date
         names = list_records(args.root)
-        print("\n".join(names) if names else f"no records in {record_root(args.root)}")
+        if not names: print(f"no records in {record_root(args.root)}"); return 0
+        print(f"{'record':<28} {'tasks':>7} {'failed':>6}  {'commit':<10}  date")
+        for name in names:
+            p = json.loads((record_root(args.root) / name / "provenance.json").read_text())
+            print(f"{name:<28} {p.get('tasks', 0):>7} {p.get('failed', 0):>6}  {str(p.get('commit'))[:10]:<10}  {p.get('date')}")
         return 0
     df, prov = load_record(args.name, args.root)
     m = prov.get("machine", {})

@@ -158,7 +158,9 @@ def run(*argv, capsys):
 
 def test_cli_record_show_and_refresh(root, capsys):
     code, out, _ = run("record", "show", "--root", str(root), capsys=capsys)
-    assert code == 0 and out.split() == ["tiny"]
+    lines = out.splitlines()   # a header, then one line per record: name, tasks, failed, commit, date
+    assert code == 0 and lines[0].split()[:3] == ["record", "tasks", "failed"] and len(lines) == 2
+    assert lines[1].split()[:3] == ["tiny", str(N_TASKS), "0"]
     code, out, _ = run("record", "show", "tiny", "--root", str(root), capsys=capsys)
     assert code == 0 and f"record tiny: grid 'tiny', {N_TASKS} tasks (0 failed)" in out and "logistic" in out
     code, _, err = run("record", "refresh", "tiny", "--method", "tree", "--n-jobs", "1", "--quiet", "--root", str(root), capsys=capsys)
