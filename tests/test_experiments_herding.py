@@ -11,7 +11,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 import robust_ref.experiments as ex
 from robust_ref.experiments.grid import METRICS, sklearn_dataset, support_fraction
-from robust_ref.experiments.registry import RecursiveHerdingClassifier
+from robust_ref.mean_classifier import RecursiveHerdingClassifier
 from robust_ref.experiments.run import task_data
 from robust_ref.mean_classifier import MeanClassifier
 

@@ -19,8 +19,8 @@ from sklearn.preprocessing import StandardScaler
 from ..core import BinaryClassifier, HasMethods, Interval, Options, as_generator
 
 # %% auto #0
-__all__ = ['PREPROCESSORS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier', 'RecursiveHerdingClassifier',
-           'available_methods', 'list_methods', 'get_method', 'WelchTScreen', 'CVStopping', 'wrap_method']
+__all__ = ['PREPROCESSORS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier', 'available_methods', 'list_methods',
+           'get_method', 'WelchTScreen', 'CVStopping', 'wrap_method']
 
 # %% ../../nbs/70a_registry.ipynb #8995e20b
 def _check_str(value, what: str) -> str:
@@ -184,87 +184,6 @@ class QuadBoostClassifier(BinaryClassifier):
 
     def _decision(self, X): return self.booster_.predict(X)
 
-# %% ../../nbs/70a_registry.ipynb #fafe8c47
-class RecursiveHerdingClassifier(BinaryClassifier):
-    """The mean classifier at one level of recursive kernel herding [@vanrooyen2015average, §8, Fig. 1], or the mean of a random subset of that size.
-
-    `fit` computes the plain mean classifier f(x) = Σ_i p_i y_i K(x_i, x) (Gaussian kernel of bandwidth h, weights p
-    summing to 1) on the training data, then recursive herding (`MeanClassifier.herd_recursive`) with tolerance `eps`
-    per level, serially or in parallel random groups of at most `group_size` points, until a herd has at most
-    `stop_size` points, stops shrinking, or `level` levels are done. The classifier of level `level` is kept (level 0:
-    the full mean); when the recursion ends earlier, the last level reached (`herd_level_`). With `points="random"`
-    the herd only fixes the size m: the classifier is the mean of m training points drawn uniformly without
-    replacement, f(x) = Σ_{i∈S} w_i y_i K(x_i, x) / Σ_{i∈S} w_i. Predicts `classes_[1]` where f ≥ 0, as `MeanClassifier`.
-    A sample weight is not a repetition here: the full mean is the same, but the herd (or the random subset) is chosen
-    among rows, so a repeated row is a separate candidate.
-
-    Attributes
-    ----------
-    classifier_ : MeanClassifier
-        The fitted mean classifier of the kept points (the herd with its weights, or the random subset).
-    support_ : ndarray of int
-        Indices of the kept training points.
-    herd_level_ : int
-        The level kept: `level`, or the last level the recursion reached if it ended before.
-    n_levels_ : int
-        Levels the recursion ran (at most `level`).
-    support_fraction_ : float
-        Kept points / training points.
-    residual_to_full_ : float
-        ‖ω − ω̃‖ in the RKHS between the full mean and the kept classifier's mean (0 at level 0); for a herd of level k
-        at most k·eps.
-    classes_ : ndarray of shape (2,)
-        The two class labels; `classes_[1]` is predicted where the score is ≥ 0.
-    n_features_in_ : int
-        Number of features seen in `fit`.
-    """
-    _parameter_constraints = {"bandwidth": [Interval("real", 0, None, closed="neither")],
-                              "eps": [Interval("real", 0, None, closed="neither")],
-                              "parallel": ["boolean"],
-                              "group_size": [Interval("int", 1, None, closed="left")],
-                              "stop_size": [Interval("int", 1, None, closed="left")],
-                              "level": [Interval("int", 0, None, closed="left")],
-                              "points": [Options({"herd", "random"})],
-                              "random_state": ["random_state"]}
-
-    def __init__(self, bandwidth: float = 1.0, # Gaussian bandwidth h: K = exp(−‖x − x'‖² / (2h²))
-                 eps: float = 0.025,            # herding tolerance per level
-                 parallel: bool = False,        # herd each level in random groups of at most group_size points
-                 group_size: int = 200,         # parallel: largest group
-                 stop_size: int = 100,          # stop once a herd has at most this many points
-                 level: int = 1,                # the level kept (0: the full mean)
-                 points: str = "herd",          # "herd" (the herd of that level) or "random" (a random subset of its size)
-                 random_state=None):            # seeds the parallel partitions and the random subset
-        self.bandwidth, self.eps, self.parallel, self.group_size = bandwidth, eps, parallel, group_size
-        self.stop_size, self.level, self.points, self.random_state = stop_size, level, points, random_state
-
-    def _fit(self, X, y_pm, w):
-        from robust_ref.mean_classifier import MeanClassifier, _kernel_matvec
-        full = MeanClassifier(bandwidth=self.bandwidth).fit(X, y_pm, sample_weight=w)
-        rng = as_generator(self.random_state)
-        levels = [] if self.level == 0 else full.herd_recursive(
-            self.eps, parallel=self.parallel, group_size=self.group_size, stop_size=self.stop_size,
-            max_levels=self.level, random_state=rng)
-        self.n_levels_ = self.herd_level_ = len(levels)
-        if not levels: clf, resid = full, 0.0
-        else: clf, resid = levels[-1].classifier, float(levels[-1].residual_full)
-        if self.points == "random":
-            m = len(clf.support_)
-            idx = np.sort(rng.choice(len(X), size=m, replace=False))
-            coef = w[idx] * y_pm[idx] / w[idx].sum()
-            clf = full._restricted(idx, coef)
-            d = full.dual_coef_.copy(); d[idx] -= coef             # ω − ω_S as coefficients on the training points
-            resid = float(np.sqrt(max(d @ _kernel_matvec(full.kernel_, X, X, d), 0.0)))
-        self.classifier_, self.support_, self.residual_to_full_ = clf, np.asarray(clf.support_), resid
-        self.support_fraction_ = len(self.support_) / len(X)
-
-    def _decision(self, X): return self.classifier_.decision_function(X)
-
-    def predict(self, X) -> np.ndarray:
-        "Class labels: `classes_[1]` where the score is ≥ 0 (the mean classifier's tie rule)."
-        s = self.decision_function(X)   # first: raises NotFittedError before fit
-        return self.classes_[(s >= 0).astype(int)]
-
 # %% ../../nbs/70a_registry.ipynb #f1fb4ef4
 def _sk(module: str, name: str, **defaults):
     "Factory for a scikit-learn estimator with the book's defaults."
@@ -307,7 +226,7 @@ def _confident(base):
     make.module, make.cls, make.requires = "robust_ref.confident_learning", "ConfidentLearningClassifier", "cleanlab"
     return make
 
-# %% ../../nbs/70a_registry.ipynb #b69be18b
+# %% ../../nbs/70a_registry.ipynb #82569b9a
 # name → (factory, description, small parameters for quick runs); the first importable alternative wins
 _REGISTRY = {
     "adaboost":        [(_own("robust_ref.baselines", "AdaBoostClassifier"), "discrete AdaBoost on stumps", {"n_estimators": 20}),
@@ -345,9 +264,9 @@ _REGISTRY = {
                          "probabilities, then histogram GBDT on the rest", {"estimator__max_iter": 20})],
     "cl_logistic":     [(_confident(_logistic), "confident learning (cleanlab): drop the flagged labels, then logistic "
                          "regression on standardised features", {})],
-    "mean_herd":       [(_own("robust_ref.experiments.registry", "RecursiveHerdingClassifier"), "the mean classifier "
+    "mean_herd":       [(_own("robust_ref.mean_classifier", "RecursiveHerdingClassifier"), "the mean classifier "
                          "(Gaussian kernel, raw features) at one level of recursive kernel herding", {})],
-    "mean_random_subset": [(_own("robust_ref.experiments.registry", "RecursiveHerdingClassifier", points="random"),
+    "mean_random_subset": [(_own("robust_ref.mean_classifier", "RecursiveHerdingClassifier", points="random"),
                             "the mean classifier of a uniform random subset of the size of a herd level", {})],
 }
 
