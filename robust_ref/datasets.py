@@ -525,18 +525,22 @@ PUBLISHED_TABLES = {   # (paper, table) -> file; the paper keys are those of the
     ("trees", 4): "trees_tables_2_5.csv", ("trees", 5): "trees_tables_2_5.csv",
     ("archboost", 5): "archboost_table_5.csv", ("archboost", 6): "archboost_table_6.csv",
     ("archboost", 7): "archboost_tables_7_9.csv", ("archboost", 8): "archboost_tables_7_9.csv", ("archboost", 9): "archboost_tables_7_9.csv",
+    ("rmboost", "rebuttal"): "rmboost_rebuttal_one_sided.csv",   # not a table of the paper: the authors' responses to the reviews
 }
 
 def published_table(paper: str, # "rmboost", "trees" or "archboost"
-                    table: int, # the table's number in the paper
+                    table: int | str, # the table's number in the paper, or the name of a source outside it ("rebuttal")
                    ) -> pd.DataFrame:
     "One published table as a tidy DataFrame (columns `table` and `location` say where it is in the paper)."
     papers = sorted({p for p, _ in PUBLISHED_TABLES})
     if paper not in papers:
         raise ValueError(f"unknown paper {paper!r}; published tables are shipped for {papers}.")
-    tables = sorted(t for p, t in PUBLISHED_TABLES if p == paper)
-    if isinstance(table, bool) or not isinstance(table, numbers.Integral) or (paper, int(table)) not in PUBLISHED_TABLES:
-        raise ValueError(f"{paper} has no shipped table {table!r}; available: {tables}.")
-    with (_data_dir() / "published" / PUBLISHED_TABLES[(paper, int(table))]).open() as f:
+    tables = sorted(t for p, t in PUBLISHED_TABLES if p == paper and not isinstance(t, str))
+    others = sorted(t for p, t in PUBLISHED_TABLES if p == paper and isinstance(t, str))
+    key = table if isinstance(table, str) else None if isinstance(table, bool) or not isinstance(table, numbers.Integral) else int(table)
+    if (paper, key) not in PUBLISHED_TABLES:
+        raise ValueError(f"{paper} has no shipped table {table!r}; available: {tables}"
+                         + (f"; sources outside the paper: {others}." if others else "."))
+    with (_data_dir() / "published" / PUBLISHED_TABLES[(paper, key)]).open() as f:
         df = pd.read_csv(f)
-    return df[df["table"] == int(table)].reset_index(drop=True)
+    return df[df["table"].astype(str) == str(key)].reset_index(drop=True)

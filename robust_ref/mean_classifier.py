@@ -132,7 +132,10 @@ def make_kernel(kernel="gaussian",  # "gaussian"/"rbf", "linear", "polynomial"/"
     key = kernel.strip().lower()
     name = _KERNEL_ALIASES.get(key)
     if name == "gaussian":
-        return Kernel(name, dict(bandwidth=_positive("bandwidth", bandwidth, " (the Gaussian width h)")))
+        h = _positive("bandwidth", bandwidth, " (the Gaussian width h)")
+        if 2.0 * h * h == 0 or not np.isfinite(1.0 / (2.0 * h * h)):   # 2h² underflows: the scale 1/(2h²) would be inf
+            raise ValueError(f"bandwidth={h!r} is too small: 1/(2h²) overflows; use a bandwidth of at least 1e-150 (on the scale of the features).")
+        return Kernel(name, dict(bandwidth=h))
     if name == "linear": return Kernel(name, {})
     if name == "polynomial":
         g = None if gamma is None else _positive("gamma", gamma, " (the polynomial scale)")

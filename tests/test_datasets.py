@@ -508,6 +508,18 @@ def test_published_cells_as_printed():
     assert a5.loc[("ARB-2", "clean"), "mean"] == 0.02
 
 
+def test_rmboost_rebuttal_one_sided_as_printed():
+    "The authors' responses to the reviews (one-sided noise): values read off the printed table, not computed."
+    rb = published_table("rmboost", "rebuttal")
+    assert len(rb) == 80 and (rb["table"] == "rebuttal").all() and rb["location"].notna().all()
+    assert sorted(rb.rate.unique()) == pytest.approx([0.03 * k for k in range(1, 11)])
+    cells = rb.set_index(["dataset", "noise", "rate", "method"])
+    assert tuple(cells.loc[("diabetes", "one_sided", 0.3, "AdaBoost"), ["mean", "sd"]]) == (38.0, 5.6)
+    assert tuple(cells.loc[("diabetes", "one_sided_adversarial", 0.12, "RMBoost"), ["mean", "sd"]]) == (32.0, 6.5)
+    assert tuple(cells.loc[("raisin", "one_sided_adversarial", 0.09, "AdaBoost"), ["mean", "sd"]]) == (21.0, 3.9)
+    assert tuple(cells.loc[("raisin", "one_sided", 0.03, "RMBoost"), ["mean", "sd"]]) == (15.0, 3.4)
+
+
 def test_rmboost_table_1_repeats_table_3():
     t1, t3 = published_table("rmboost", 1), published_table("rmboost", 3)
     both = t1.merge(t3, on=["dataset", "noise", "rate", "method"], suffixes=("_1", "_3"))
@@ -515,7 +527,9 @@ def test_rmboost_table_1_repeats_table_3():
 
 
 @pytest.mark.parametrize("args, match", [(("alpha", 1), "unknown paper"), (("rmboost", 2), r"available: \[1, 3, 4, 5\]"),
-                                         (("trees", True), "no shipped table"), (("trees", "2"), "no shipped table")])
+                                         (("trees", True), "no shipped table"), (("trees", "2"), "no shipped table"),
+                                         (("rmboost", "rebutal"), r"sources outside the paper: \['rebuttal'\]"),
+                                         (("trees", "rebuttal"), r"available: \[2, 3, 4, 5\]\.$")])
 def test_published_table_bad_input(args, match):
     with pytest.raises(ValueError, match=match): published_table(*args)
 

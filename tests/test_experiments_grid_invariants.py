@@ -56,7 +56,12 @@ ADDED_FIG8 = {
 ADDED_HERD = {
     'meanclf_figure1': ('6c64edc3c909e313', 1420, '2c26e04a18b21e4c', ('digits_3v8', 'none', 0.0, 'full mean', 0, 0), {'split': 1278320413, 'noise': 3960233887562431234, 'fit': 2946412208}, 'c36fda2eb4d0c68f', ('digits_3v8', 'none', 0.0, 'random 20', 0, 19), {'split': 1225563251, 'noise': 1849549848262103818, 'fit': 2325250419}),
 }
-ALL = {**BEFORE, **ADDED, **ADDED_ARCH85, **ADDED_FIG8, **ADDED_HERD}
+# the adversarial one-sided sweep of the RMBoost authors' rebuttal (noise one_sided_adversarial): its values when it was
+# added, at a7c632f + the noise model; its first task is rmboost_onesided's (rate 0 is shared)
+ADDED_OSA = {
+    'rmboost_onesided_adversarial': ('3a809df19012abc4', 4400, 'dcf179e9acd194cf', ('diabetes', 'none', 0.0, 'AdaBoost', 0, 0), {'split': 1127300248, 'noise': 7776542947397206126, 'fit': 1543659405}, '19ff1fb83301a3ff', ('raisin', 'one_sided_adversarial', 0.3, 'RMBoost', 0, 99), {'split': 2961037039, 'noise': 1294780470505696667, 'fit': 3762399897}),
+}
+ALL = {**BEFORE, **ADDED, **ADDED_ARCH85, **ADDED_FIG8, **ADDED_HERD, **ADDED_OSA}
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

@@ -223,7 +223,7 @@ def _subsample(X, y, n_max=400, seed=0):
 # Linear / kernel-mean models that are not scale invariant: their docstrings say to standardise the features first
 # (as the experiment registry does). On raw features MeanClassifier/HerdedMeanClassifier/AlphaLogisticRegression
 # predict the majority class on climate (features of very different scales, 91% one class); standardised they learn.
-_SCALE_FIRST = {"MeanClassifier", "HerdedMeanClassifier", "AlphaLogisticRegression"}
+_SCALE_FIRST = {"MeanClassifier", "HerdedMeanClassifier", "RecursiveHerdingClassifier", "AlphaLogisticRegression"}
 
 # The one pair that cannot learn with default parameters, why, and the setting with which it must learn instead:
 _CANNOT_WITH_DEFAULTS = {
@@ -288,3 +288,12 @@ def test_mixed_label_types_are_named(cls):
     X, _ = _data(n=20)
     with pytest.raises(ValueError, match="mixes label types"):
         cls().fit(X, np.array(["a", 1] * 10, dtype=object))
+
+
+def test_a_gaussian_bandwidth_too_small_to_square_is_refused():
+    "h = 5e-324 passes h > 0, but 2h² underflows to 0 (a ZeroDivisionError deep in fit before this check)."
+    from robust_ref.mean_classifier import MeanClassifier, RecursiveHerdingClassifier
+    X, y = _data()
+    for est in (MeanClassifier(bandwidth=5e-324), RecursiveHerdingClassifier(bandwidth=1e-160)):
+        with pytest.raises(ValueError, match="bandwidth=.* is too small"): est.fit(X, y)
+    assert np.all(np.isfinite(MeanClassifier(bandwidth=1e-150).fit(X, y).decision_function(X)))

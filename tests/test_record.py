@@ -91,7 +91,59 @@ def test_save_record_bad_input(made, tmp_path):
 
 def test_a_live_slice_agrees_with_the_record(made):
     summary = R.check_against_record(live_slice(), "tiny", root=made[0])
-    assert summary.to_dict("index") == {"tree": {"shared": 2, "agreeing": 2}, "logistic": {"shared": 2, "agreeing": 2}}
+    assert summary.to_dict("index") == {"tree": {"shared": 2, "agreeing": 2, "exact": 2}, "logistic": {"shared": 2, "agreeing": 2, "exact": 2}}
+    assert summary.attrs["how"] == "exact (the record was made on this numeric platform)"
+
+
+def _one_point(live, points=1, method=None):
+    "The live rows with one task's test error moved by `points` test points (of `method`, else of the first row)."
+    out = live.copy()
+    k = out.index[0] if method is None else out.index[out.method == method][0]
+    out.loc[k, "test_error"] += points / out.loc[k, "n_test"]
+    return out
+
+
+def _set_platform(root, platform_id, refreshed=()):
+    "Rewrite the record's stored numeric platform (None: remove it, as in records made before it was stored)."
+    f = root / "tiny" / "provenance.json"
+    prov = json.loads(f.read_text())
+    if platform_id is None: prov.pop("numeric_platform")
+    else: prov["numeric_platform"] = dict(prov["numeric_platform"], numpy_simd="X86_V2 (another machine)", id=platform_id)
+    prov["refreshed"] = [dict(method=m, numeric_platform=R.numeric_platform()) for m in refreshed]
+    f.write_text(json.dumps(prov))
+
+
+def test_the_numeric_platform_is_stored_and_stable(made):
+    _, prov = R.load_record("tiny", root=made[0])
+    here = R.numeric_platform()
+    assert prov["numeric_platform"] == here == R.numeric_platform()
+    assert set(here) == {"numpy_simd", "blas", "numba_cpu", "numba_features", "id"} and re.fullmatch(r"[0-9a-f]{12}", here["id"])
+
+
+def test_the_check_is_exact_on_the_records_platform_and_within_one_test_point_elsewhere(root):
+    live = live_slice()
+    one, two = _one_point(live), _one_point(live, 2)
+    with pytest.raises(AssertionError, match=r"compared exact \(the record was made on this numeric platform\)"):
+        R.check_against_record(one, "tiny", root=root)      # made here: one test point is a change
+    _set_platform(root, "another00000")
+    s = R.check_against_record(one, "tiny", root=root)       # made elsewhere: one test point is rounding
+    assert (s.agreeing.sum(), s.exact.sum()) == (4, 3) and s.attrs["how"].startswith("within one test point per task")
+    with pytest.raises(AssertionError, match="1 of 4 shared tasks, compared within one test point per task"):
+        R.check_against_record(two, "tiny", root=root)       # two test points are not
+    with pytest.raises(AssertionError):
+        R.check_against_record(one, "tiny", atol=0, root=root)   # an explicit tolerance overrides the platform's
+    _set_platform(root, None)                                # a record that does not say: compared as made elsewhere
+    assert R.check_against_record(one, "tiny", root=root).agreeing.sum() == 4
+    with pytest.raises(AssertionError): R.check_against_record(two, "tiny", root=root)
+
+
+def test_a_method_refreshed_here_is_checked_exactly_on_a_record_made_elsewhere(root):
+    _set_platform(root, "another00000", refreshed=["tree"])
+    live = live_slice()
+    s = R.check_against_record(_one_point(live, method="logistic"), "tiny", root=root)
+    assert s.attrs["how"].startswith("exact for the methods made on this numeric platform") and s.agreeing.sum() == 4
+    with pytest.raises(AssertionError, match="method 'tree'"):
+        R.check_against_record(_one_point(live, method="tree"), "tiny", root=root)
 
 
 def test_the_check_fails_naming_the_changed_method_and_its_refresh_command(made, monkeypatch):

@@ -87,7 +87,7 @@ def test_meanclf_grid_is_the_sample_level_fig2():
 def test_rmboost_extra_grids_share_labels_parameters_and_tasks_with_table3():
     t3 = grid("rmboost_table3")
     t3_ids = ids(t3)
-    for name in ["rmboost_onesided", "rmboost_table5", "rmboost_figure6"] + [f"rmboost_figure5_n{n}" for n in (100, 300, 500, 700, 900)]:
+    for name in ["rmboost_onesided", "rmboost_onesided_adversarial", "rmboost_table5", "rmboost_figure6"] + [f"rmboost_figure5_n{n}" for n in (100, 300, 500, 700, 900)]:
         g = grid(name)
         assert g.name == name and g.test_size == 0.1 and g.seeds == [0]
         shared = [m for m in g.methods if m in t3.methods]
@@ -98,6 +98,11 @@ def test_rmboost_extra_grids_share_labels_parameters_and_tasks_with_table3():
     assert one.rates == pytest.approx([0.0] + [0.03 * k for k in range(1, 11)])
     clean = one.subset(rates=[0.0], splits=100)
     assert len(clean) == 2 * 2 * 100 and all(t3_ids[t.task_id] == t.seeds() for t in clean.tasks())   # shared with Table 3
+    adv = grid("rmboost_onesided_adversarial")   # the rebuttal's adversarial sweep: 100 of one's 500 partitions, rate 0 shared
+    assert list(adv.noise) == ["one_sided_adversarial"] and adv.splits == 100 and adv.rates == one.rates and list(adv.methods) == list(one.methods)
+    one_ids = ids(one)
+    clean_adv = adv.subset(rates=[0.0])
+    assert len(clean_adv) == 400 and all(one_ids[t.task_id] == t.seeds() for t in clean_adv.tasks())
     fig6 = grid("rmboost_figure6")
     lams = [fig6.methods[m].build(0).get_params()["lam"] for m in fig6.methods]
     assert lams == ["auto", 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0] and fig6.splits == 200

@@ -11,7 +11,8 @@ __all__ = ['NOISE', 'ROW_COLUMNS', 'VOLATILE_COLUMNS', 'Method', 'XGBQuadClassif
            'curve_summary', 'level_claim', 'ordering_claim', 'plot_round_curves', 'save_record', 'load_record',
            'check_against_record', 'refresh_record', 'record_grid', 'list_records', 'record_root', 'METRICS',
            'Corruption', 'outlier_share', 'coef_mse', 'sklearn_dataset', 'record_or_live', 'run_record', 'CVStopping',
-           'WelchTScreen', 'PREPROCESSORS', 'wrap_method', 'file_dataset', 'balanced_split', 'task_data']
+           'WelchTScreen', 'PREPROCESSORS', 'wrap_method', 'file_dataset', 'balanced_split', 'task_data',
+           'numeric_platform']
 
 # %% ../../nbs/70_experiments.ipynb #c9b0fdb9
 from .registry import (Method, QuadBoostClassifier, XGBQuadClassifier, available_methods, get_method,
@@ -24,8 +25,8 @@ from .run import method_figures, run_grid, run_task, staged_test_errors, balance
 from .summaries import (average_ranks, curve_summary, degradation, error_table, failures, fit_times,
                                              level_claim, ordering_claim, summarise)
 from .plots import plot_error_curves, plot_round_curves, plot_tradeoff, report
-from .record import (check_against_record, list_records, load_record, record_grid, record_or_live,
-                                           record_root, refresh_record, run_record, save_record)
+from .record import (check_against_record, list_records, load_record, numeric_platform, record_grid,
+                                           record_or_live, record_root, refresh_record, run_record, save_record)
 
 _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifier", "QuadBoostClassifier", "available_methods",
          "list_methods", "get_method", "Task", "method_figures", "run_task", "Grid", "validate_method", "read_grid",
@@ -35,4 +36,5 @@ _all_ = ["NOISE", "ROW_COLUMNS", "VOLATILE_COLUMNS", "Method", "XGBQuadClassifie
          "curve_summary", "level_claim", "ordering_claim", "plot_round_curves", "save_record", "load_record",
          "check_against_record", "refresh_record", "record_grid", "list_records", "record_root",
          "METRICS", "Corruption", "outlier_share", "coef_mse", "sklearn_dataset", "record_or_live", "run_record",
-         "CVStopping", "WelchTScreen", "PREPROCESSORS", "wrap_method", "file_dataset", "balanced_split", "task_data"]
+         "CVStopping", "WelchTScreen", "PREPROCESSORS", "wrap_method", "file_dataset", "balanced_split", "task_data",
+         "numeric_platform"]

@@ -33,6 +33,8 @@ def _noise_cc(y, rate, *, X, random_state): return apply_noise("class_conditiona
 def _noise_one_sided(y, rate, *, X, random_state): return apply_noise("one_sided", y, rate, random_state=random_state).y
 def _noise_stratified(y, rate, *, X, random_state): return apply_noise("stratified", y, rate, random_state=random_state).y
 def _noise_adversarial(y, rate, *, X, random_state): return apply_noise("adversarial", y, rate, X=X, random_state=random_state).y
+def _noise_one_sided_adversarial(y, rate, *, X, random_state):   # the positive class (the larger label), as `one_sided`
+    return apply_noise("adversarial", y, rate, X=X, from_class=np.unique(y)[-1], random_state=random_state).y
 def _noise_uniform_iid(y, rate, *, X, random_state): return apply_noise("uniform", y, rate, exact=False, random_state=random_state).y
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -49,7 +51,7 @@ def _noise_t4_features(y, rate, *, X, random_state):
 
 NOISE = {"none": _noise_none, "uniform": _noise_uniform, "class_conditional": _noise_cc,
          "one_sided": _noise_one_sided, "stratified": _noise_stratified, "adversarial": _noise_adversarial,
-         "uniform_iid": _noise_uniform_iid, "t4_features": _noise_t4_features}
+         "one_sided_adversarial": _noise_one_sided_adversarial, "uniform_iid": _noise_uniform_iid, "t4_features": _noise_t4_features}
 
 # %% ../../nbs/70b_grid.ipynb #cde097d4
 class _Loader:

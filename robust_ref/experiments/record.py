@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import datetime
+import hashlib
 import importlib
 import json
 import os
@@ -26,8 +27,8 @@ from .run import run_grid
 
 # %% auto #0
 __all__ = ['DROPPED_COLUMNS', 'EXACT_COLUMNS', 'ERROR_COLUMNS', 'record_root', 'list_records', 'machine', 'provenance',
-           'save_record', 'load_record', 'record_grid', 'check_against_record', 'record_or_live', 'run_record',
-           'refresh_record']
+           'numeric_platform', 'save_record', 'load_record', 'record_grid', 'check_against_record', 'record_or_live',
+           'run_record', 'refresh_record']
 
 # %% ../../nbs/70g_record.ipynb #4b644a81
 DROPPED_COLUMNS = ("estimator", "params", "worker", "run_id", "grid")  # the grid spec says the first two; the rest are bookkeeping
@@ -85,12 +86,47 @@ def machine() -> dict:
                 platform=platform.platform())
 
 def provenance(wall_seconds=None, **extra) -> dict:
-    "Versions, git commit (and whether the tree was dirty), UTC date, wall time and machine, as stored with a record."
+    "Versions, git commit (and whether the tree was dirty), UTC date, wall time, machine and numeric platform, as stored with a record."
     status = _git("status", "--porcelain", "--untracked-files=no")
     return dict(commit=_git("rev-parse", "HEAD"), dirty=None if status is None else bool(status),
                 date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 wall_seconds=None if wall_seconds is None else round(float(wall_seconds), 1),
-                versions=versions(), machine=machine(), **extra)
+                versions=versions(), machine=machine(), numeric_platform=numeric_platform(), **extra)
+
+# %% ../../nbs/70g_record.ipynb #f13cdffa
+def _numpy_simd() -> str:
+    "numpy's baseline and enabled run-time SIMD targets (they choose its exp/log/sum kernels)."
+    try: from numpy._core._multiarray_umath import __cpu_baseline__, __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        try: from numpy.core._multiarray_umath import __cpu_baseline__, __cpu_dispatch__, __cpu_features__
+        except ImportError: return "unknown"
+    return " ".join([*__cpu_baseline__, *(f for f in __cpu_dispatch__ if __cpu_features__.get(f))])
+
+def _blas() -> str:
+    "The BLAS library, version and kernel architecture that numpy and scipy call."
+    try:
+        import scipy.linalg  # noqa: F401  (its BLAS too, so that the answer does not depend on what was imported before)
+        from threadpoolctl import threadpool_info
+        libs = sorted({f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}" for i in threadpool_info()
+                       if i.get("user_api") == "blas"})
+    except Exception: return "unknown"   # threadpoolctl inspects loaded libraries; any failure there only loses the name
+    return "; ".join(libs) or "none loaded"
+
+def _llvm_target() -> tuple[str, str]:
+    "The CPU name and features numba compiles for (its NUMBA_CPU_NAME/FEATURES when set, else the host's)."
+    try:
+        import llvmlite.binding as ll
+        from numba.core import config
+        return config.CPU_NAME or ll.get_host_cpu_name(), config.CPU_FEATURES or ll.get_host_cpu_features().flatten()
+    except Exception: return "unknown", ""
+
+def numeric_platform() -> dict:
+    "What besides the code decides floating-point results: numpy's SIMD targets, the BLAS kernels, numba's target CPU; `id` hashes them."
+    cpu, features = _llvm_target()
+    out = dict(numpy_simd=_numpy_simd(), blas=_blas(), numba_cpu=cpu,
+               numba_features=hashlib.sha256(features.encode()).hexdigest()[:12])
+    out["id"] = hashlib.sha256(json.dumps(out, sort_keys=True).encode()).hexdigest()[:12]
+    return out
 
 # %% ../../nbs/70g_record.ipynb #3e26f257
 def _compact(df: pd.DataFrame) -> pd.DataFrame:
@@ -183,39 +219,65 @@ def _same_curve(a, b, atol: float) -> bool:
     a, b = np.asarray(a, float), np.asarray(b, float)
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= atol))
 
+def _platform_ids(prov: dict) -> dict:
+    "{method: numeric-platform id of its rows} for refreshed methods, and {None: the id of the others} (None: not stored)."
+    ids = {None: (prov.get("numeric_platform") or {}).get("id")}
+    for r in prov.get("refreshed", []): ids[r["method"]] = (r.get("numeric_platform") or {}).get("id")
+    return ids
+
+def _tolerances(both: pd.DataFrame, prov: dict, atol) -> tuple[np.ndarray, str]:
+    "Per shared task: the allowed |live − record| of an error rate, and a phrase saying why."
+    if atol is not None: return np.full(len(both), float(atol)), "exact" if atol == 0 else f"within atol {atol:g}"
+    here, ids = numeric_platform()["id"], _platform_ids(prov)
+    same = both["method"].map(lambda m: ids.get(m, ids[None]) == here).to_numpy(bool)
+    one_point = 1.0 / both["n_test"].to_numpy(float) + 1e-12   # one test point of the task (rates are k / n_test)
+    tol = np.where(same, 0.0, one_point)
+    how = ("exact (the record was made on this numeric platform)" if same.all() else
+           "within one test point per task (the record was made on another numeric platform, or does not say which)"
+           if not same.any() else "exact for the methods made on this numeric platform, within one test point for the others")
+    return tol, how
+
 def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's DataFrame)
                          name: str,           # the record
-                         atol: float = 0.0,   # allowed |live − record| of an error rate (0: exact; across platforms 1/n_test)
+                         atol: float | None = None, # allowed |live − record| of an error rate; None: 0 (exact) where the record's
+                                              # numeric platform is this one, one test point (1/n_test) per task elsewhere
                          root=None) -> pd.DataFrame:
-    "Assert that every task the live run shares with the record gives the same results; returns shared/agreeing counts per method."
+    "Assert that every task the live run shares with the record gives the same results; returns shared/agreeing/exact counts per method."
     if not isinstance(live, pd.DataFrame) or not {"task_id", "method", *ERROR_COLUMNS} <= set(live.columns):
         raise TypeError("live must be run_grid's DataFrame (columns task_id, method, test_error, ...).")
-    if isinstance(atol, bool) or not isinstance(atol, (int, float)) or not 0 <= atol < 1:
-        raise ValueError(f"atol must be an error-rate tolerance in [0, 1) (0: exact; 1/n_test: one test point); got {atol!r}.")
+    if atol is not None and (isinstance(atol, bool) or not isinstance(atol, (int, float)) or not 0 <= atol < 1):
+        raise ValueError(f"atol must be None (by numeric platform) or an error-rate tolerance in [0, 1) (0: exact; 1/n_test: "
+                         f"one test point); got {atol!r}.")
     rec, prov = load_record(name, root)
     both = live.merge(rec, on="task_id", suffixes=("", "_record"))
     if both.empty:
         raise AssertionError(f"the live run shares no task with record {name!r} ({len(live)} live tasks, {len(rec)} in the record): "
                              "the live slice must use the record's datasets, methods, noise, seeds and test size.")
-    bad = np.zeros(len(both), dtype=bool)
+    tol, how = _tolerances(both, prov, atol)
+    bad, inexact = np.zeros(len(both), dtype=bool), np.zeros(len(both), dtype=bool)
     for c in EXACT_COLUMNS:
         if c in rec.columns: bad |= (both[c] != both[f"{c}_record"]).to_numpy()
     for c in ERROR_COLUMNS:
         a, b = both[c].to_numpy(float), both[f"{c}_record"].to_numpy(float)
-        bad |= ~((np.abs(a - b) <= atol) | (np.isnan(a) & np.isnan(b)))
-    if "curve_test_error" in rec.columns and "curve_test_error" in live.columns:   # per-round curves, within the same atol
-        bad |= np.array([not _same_curve(a, b, atol) for a, b in zip(both["curve_test_error"], both["curve_test_error_record"])], dtype=bool)
-    extra = ["contaminated_fraction"] + ([c for f in METRICS.values() for c in getattr(f, "columns", ())] if atol == 0 else [])
-    for c in extra:   # a feature corruption's bookkeeping always; the extra metrics' columns when the check is exact
+        nan = np.isnan(a) & np.isnan(b)
+        bad |= ~((np.abs(a - b) <= tol) | nan)
+        inexact |= ~((a == b) | nan)
+    if "curve_test_error" in rec.columns and "curve_test_error" in live.columns:   # per-round curves, within the same tolerance
+        bad |= np.array([not _same_curve(a, b, t) for a, b, t in zip(both["curve_test_error"], both["curve_test_error_record"], tol)], dtype=bool)
+        inexact |= np.array([not _same_curve(a, b, 0.0) for a, b in zip(both["curve_test_error"], both["curve_test_error_record"])], dtype=bool)
+    metric_cols = [c for f in METRICS.values() for c in getattr(f, "columns", ())]
+    for c in ["contaminated_fraction", *metric_cols]:   # a feature corruption's bookkeeping always; metrics where the check is exact
         if c in rec.columns and c in live.columns:
             a, b = both[c].to_numpy(float), both[f"{c}_record"].to_numpy(float)
-            bad |= ~((a == b) | (np.isnan(a) & np.isnan(b)))
-    both["agrees"] = ~bad
-    summary = both.groupby("method", sort=False).agg(shared=("task_id", "size"), agreeing=("agrees", "sum"))
+            differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
+            bad |= differ & ((tol == 0) | (c == "contaminated_fraction"))
+            inexact |= differ
+    both["agrees"], both["exact"] = ~bad, ~(bad | inexact)
+    summary = both.groupby("method", sort=False).agg(shared=("task_id", "size"), agreeing=("agrees", "sum"), exact=("exact", "sum"))
+    summary.attrs["how"] = how
     if bad.any():
         made = f"made at commit {str(prov.get('commit'))[:10]} on {prov.get('date')}, {prov.get('machine', {}).get('cpu', '?')}"
-        lines = [f"the live run disagrees with record {name!r} ({made}) on {int(bad.sum())} of {len(both)} shared tasks"
-                 f"{'' if atol == 0 else f' (atol {atol:g})'}:"]
+        lines = [f"the live run disagrees with record {name!r} ({made}) on {int(bad.sum())} of {len(both)} shared tasks, compared {how}:"]
         for m, g in both[bad].groupby("method", sort=False):
             cells = list(dict.fromkeys(_cell(r) for r in g.itertuples()))
             r = g.iloc[0]
@@ -233,7 +295,7 @@ def record_or_live(grid: Grid,       # the record grid (its name is the record's
                    root=None,        # default `record_root()`
                    show: bool = True, # display the provenance and the check (or the no-record note) in a notebook
                    ) -> tuple:
-    "Run `live_grid`; with a record of `grid`, check it against the record (exactly). Returns (rows to show, record or None, scope label)."
+    "Run `live_grid`; with a record of `grid`, check it against the record (`check_against_record`). Returns (rows to show, record or None, scope label)."
     if not isinstance(grid, Grid) or not isinstance(live_grid, Grid):
         raise TypeError("grid and live_grid must be Grids (the record grid and a subset of it, e.g. grid.subset(splits=1)).")
     t0 = time.perf_counter()
@@ -256,7 +318,8 @@ def record_or_live(grid: Grid,       # the record grid (its name is the record's
     if checked["shared"].sum() != len(live):
         raise AssertionError(f"only {int(checked['shared'].sum())} of the {len(live)} live tasks are in record {grid.name!r}.")
     display(provenance_table(prov, f"Provenance of the results of record {grid.name} ({len(rec)} tasks)"))
-    display(styled(checked, f"The live slice against the record {grid.name}: tasks shared and agreeing exactly, per method"))
+    display(styled(checked, f"The live slice against the record {grid.name}: tasks shared, agreeing ({checked.attrs['how']}) and "
+                            "agreeing exactly, per method"))
     return rec, rec, f"results of record ({rec.split.nunique()} repetitions)"
 
 def _display(*objs):
@@ -314,7 +377,8 @@ def refresh_record(name: str, method: str, *, root=None, backend: str = "joblib"
     (folder / "grid.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
     p = provenance(wall)
     prov["refreshed"].append(dict(method=method, commit=p["commit"], dirty=p["dirty"], date=p["date"], wall_seconds=p["wall_seconds"],
-                                  tasks=len(new), changed=changed, failed=int((new.status != "ok").sum()), versions=p["versions"]))
+                                  tasks=len(new), changed=changed, failed=int((new.status != "ok").sum()), versions=p["versions"],
+                                  numeric_platform=p["numeric_platform"]))
     ok = int((rows.status == "ok").sum())
     prov.update(tasks=len(rows), ok=ok, failed=len(rows) - ok)
     (folder / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
