@@ -38,6 +38,17 @@ Then the rule learner, old vs new (--learner-data, default diabetes and credit; 
 'tree' learner (the compiled builder) against the same fit with scikit-learn's `DecisionTreeClassifier(max_leaf_nodes=
 11)` on copied bootstrap rows (the learner before the compiled builder; it draws the same resamples from the same
 seed), alternated --repeats times, medians. --accuracy-seeds m adds test accuracy of both over m seeds (70/30 splits).
+
+--floor (alone: --floor --no-cold --no-profile --no-fits --learner-data) asks how low the LP's time could go with the
+pivots it makes. Whole fits of RMBoost (K = 2 x rounds) and LPBoost (nu = --nu, `rounds`) are run on every pivot path the
+library can take (the default; the cost perturbation --perturb; HiGHS, the fallback: RMBoost's (17) on its dual simplex,
+LPBoost's primal on its primal simplex), and the default
+path's rows are replayed through a fresh master to read, per round, the pivots, the rows t and the basic structural
+columns s. The seconds a pivot must spend were measured here at each size: the two passes over an explicit B^-1 (B^-1 a_q,
+then the rank-1 update) and the pivot row B^-1_r A over t x n. The floor is their sum over the path's pivots, with the
+t x t inverse the solver keeps and with an inverse of only its s x s structural core (a solver that factorises less
+cannot do less), against the learner's seconds in the same fit: LP <= learner needs the floor below it, before any
+pricing, ratio test, certificate or Python is paid for.
 """
 import argparse
 import time
@@ -47,6 +58,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
+from numba import njit
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
@@ -193,18 +205,22 @@ def one_pivot_at_a_time(log):
     finally: lp_module._dual_simplex_pivots = real
 
 
-def replay(master, H, y, nu, perturb=0.0, log=None):
-    "A fresh dense master fed the columns of H one per round; returns (seconds, pivots per round, objectives)."
+def replay(master, H, y, nu, perturb=0.0, log=None, sizes=None, pricing=None):
+    """A fresh dense master fed the columns of H one per round; returns (seconds, pivots per round, objectives).
+    `sizes`, a list, gets (rows, basic structural columns) of the LP after each round; `pricing`, a list, gets per
+    pivot the fraction of columns a pruned pricing must evaluate (see `pruned_pricing`)."""
     n = len(y)
     with perturbation(perturb):
         m = LPBoostMaster(y, np.full(n, 1 / (nu * n))) if master == "lpboost" else RMBoostMaster(y)
     pivots, objs, T = [], [], 0.0
     for k in range(H.shape[1]):
         t0 = time.perf_counter()
-        with one_pivot_at_a_time(log) if log is not None else perturbation(perturb):
+        with one_pivot_at_a_time(log) if log is not None else pruned_pricing(pricing) if pricing is not None \
+                else perturbation(perturb):
             if master == "lpboost": m.add_rule(H[:, k]); sol = m.solve(); it, obj = sol["iterations"], sol["objective"]
             else: m.add_rules(H[:, k:k + 1], 1 / np.sqrt(n)); sol = m.solve(); it, obj = sol.iterations, sol.risk
         T += time.perf_counter() - t0; pivots.append(it); objs.append(obj)
+        if sizes is not None: sizes.append((m.lp.n_rows, int((m.lp.basic < m.lp.N).sum())))
     assert m.fallbacks == 0, "a round went to HiGHS"
     return T, np.array(pivots), np.array(objs)
 
@@ -232,6 +248,132 @@ def pivot_profile(master, H, y, nu, perturb, block=50):
     print(f"perturb = {perturb:g}: pivots {p0.sum()} -> {p1.sum()}, LP s {T0:.2f} -> {T1:.2f} ({T0 / T1:.2f}x), "
           f"max |objective difference| {row['max_obj_diff']:.1e}")
     return rounds, row
+
+
+# ---------------------------------------------------------------------------------------------- floor
+@njit(cache=True)
+def _basis_passes(Binv, v, reps):
+    "`reps` pivots' worth of what a pivot does to an explicit B⁻¹: the entering column B⁻¹a_q, then the rank-1 update."
+    t = Binv.shape[0]; row = np.empty(t); acc = 0.0
+    for p in range(reps):
+        col = np.dot(Binv, v); r = p % t
+        for k in range(t): row[k] = Binv[r, k] / (col[r] + 1.0)
+        for i in range(t):
+            if i == r: continue
+            c = col[i] * 1e-9               # small multipliers keep B⁻¹ bounded over thousands of repetitions
+            for k in range(t): Binv[i, k] -= c * row[k]
+        acc += col[0]
+    return acc
+
+
+@njit(cache=True)
+def _pivot_rows(Binv, A, reps):
+    "`reps` pivot rows B⁻¹_r·A (one gemv over the t × n rule matrix, as the library computes it)."
+    acc = 0.0
+    for p in range(reps): acc += np.dot(Binv[p % Binv.shape[0]], A)[0]
+    return acc
+
+
+def per_pivot_seconds(n, sizes, seed=0):
+    "Measured seconds of a pivot's two passes over B⁻¹ and of its pivot row, at each basis size in `sizes`."
+    rng = np.random.default_rng(seed)
+    basis, row = [], []
+    for t in sizes:
+        B = rng.standard_normal((t, t)) * 1e-3
+        v, A = np.sign(rng.standard_normal(t)), np.sign(rng.standard_normal((t, n)))
+        reps = max(200, int(4e6 / t ** 2))
+        for f, args, out in ((_basis_passes, (B, v), basis), (_pivot_rows, (B, A), row)):
+            f(*args, 2); t0 = time.perf_counter(); f(*args, reps); out.append((time.perf_counter() - t0) / reps)
+    return np.asarray(basis), np.asarray(row)
+
+
+@contextmanager
+def pruned_pricing(log):
+    """Run the compiled pivots one at a time and log, per pivot, the fraction of structural columns a pricing that
+    skips provably ineligible columns must still evaluate. |B⁻¹_r a_j| ≤ ‖B⁻¹_r‖₁ max_k |A_kj|, so a column with
+    |d_j| > H ‖B⁻¹_r‖₁ max_k |A_kj| cannot enter nor lower the Harris bound H: the count uses the true H (a lower bound
+    for any real pricing, which must first estimate H). Same pivots: each call re-prices, deterministically."""
+    real = lp_module._dual_simplex_pivots
+    def stepped(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
+        t, m = Vt.shape
+        cmax = np.abs(Vt).max(axis=0, initial=0.0)
+        done = 0
+        while done < budget:
+            lo, hi = lb[basic], hb[basic]
+            infeas = np.maximum(lo - zB, zB - hi)
+            if t and infeas.max() > tol:
+                score = np.where(infeas > tol, infeas ** 2 / np.einsum("ij,ij->i", Binv, Binv), -1.0)
+                r = int(np.argmax(score)); sgn = -1.0 if lo[r] - zB[r] > 0 else 1.0
+                g = Binv[r] @ Vt
+                a = sgn * np.r_[g, -g][:N] if N > m else sgn * g
+                a = np.r_[a, -sgn * Binv[r]]
+                movable = ~is_basic & (hb > lb)
+                ok = movable & np.where(at_upper, a < -tol, a > tol)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    H = np.min(np.where(ok, (d + np.where(at_upper, -tol, tol)) / a, np.inf))
+                need = movable[:N] & (np.abs(d[:N]) <= H * np.abs(Binv[r]).sum() * np.tile(cmax, N // m))
+                log.append(need.sum() / N)
+            p, status = real(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, 1)
+            if p == 0: return done, status
+            done += 1
+        return done, lp_module._BUDGET_USED
+    lp_module._dual_simplex_pivots = stepped
+    try: yield
+    finally: lp_module._dual_simplex_pivots = real
+
+@contextmanager
+def capture_rows(log):
+    "Append to `log` the rule values every RMBoost / LPBoost master is fed inside the block."
+    add_rules, add_rule = RMBoostMaster.add_rules, LPBoostMaster.add_rule
+    def rm(self, V, lam): log.append(np.asarray(V, float).reshape(self.n, -1)); return add_rules(self, V, lam)
+    def lpb(self, h): log.append(np.asarray(h, float).reshape(-1, 1)); return add_rule(self, h)
+    RMBoostMaster.add_rules, LPBoostMaster.add_rule = rm, lpb
+    try: yield
+    finally: RMBoostMaster.add_rules, LPBoostMaster.add_rule = add_rules, add_rule
+
+
+@contextmanager
+def lpboost_on_highs():
+    "Every `LPBoostMaster` made inside the block solves on HiGHS (the classifier does not expose the back end)."
+    init = LPBoostMaster.__init__
+    saved = init.__defaults__                  # (options, backend, tol)
+    init.__defaults__ = (saved[0], "highs", saved[2])
+    try: yield
+    finally: init.__defaults__ = saved
+
+
+def pivot_floor(X, y, rounds, nu, seed, perturb):
+    "Whole-fit pivots on every path, then the floor of the LP seconds on the default path against the learner's."
+    tree = TreeLearner(max_depth=None, max_leaf_nodes=11)
+    fits = {"rmboost": (f"K={2 * rounds}", lambda **kw: RMBoostClassifier(n_estimators=2 * rounds, random_state=seed, **kw)),
+            "lpboost": (f"nu={nu:g}", lambda **kw: LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree,
+                                                                     tol=0.0, random_state=seed))}
+    paths, floors = [], []
+    sizes = np.unique(np.r_[np.arange(8, 64, 8), np.arange(64, 2 * rounds + 17, 16)])   # t ≤ rules + 1
+    basis_s, row_s = per_pivot_seconds(len(y), sizes)
+    for master, (setting, make) in fits.items():
+        make().fit(X, y)                 # load the compiled learner and pivots: the timed fits pay for neither
+        log = []
+        with capture_rows(log): est = make().fit(X, y)
+        for path, ctx, kw in (("default", perturbation(0.0), {}), (f"perturb={perturb:g}", perturbation(perturb), {}),
+                              ("HiGHS", lpboost_on_highs(), {"lp_form": "dual"} if master == "rmboost" else {})):
+            e = est if path == "default" else None
+            if e is None:
+                with ctx: e = make(**kw).fit(X, y)
+            paths.append(dict(master=master, setting=setting, path=path, pivots=e.lp_iterations_, lp_s=e.lp_seconds_,
+                              learner_s=e.learner_seconds_))
+        H, rs, frac = np.hstack(log), [], []
+        _, piv, _ = replay(master, H, y, nu, sizes=rs, pricing=frac)
+        assert piv.sum() == est.lp_iterations_ == len(frac), "the replay left the fit's pivot path"
+        t, s = np.array(rs).T
+        rnd = np.repeat(np.arange(len(piv)), piv)                  # the round of each pivot
+        basis, row = np.interp(s[rnd], sizes, basis_s), np.interp(t[rnd], sizes, row_s)
+        floors.append(dict(master=master, setting=setting, pivots=int(piv.sum()), lp_s=est.lp_seconds_,
+                           learner_s=est.learner_seconds_, pivot_row_s=row.sum(), pruned_share=float(np.mean(frac)),
+                           pivot_row_pruned_s=float(row @ np.asarray(frac)),
+                           basis_txt_s=float(np.interp(t[rnd], sizes, basis_s).sum()), basis_core_s=basis.sum(),
+                           floor_s=float(basis.sum() + row @ np.asarray(frac))))
+    return paths, floors, pd.DataFrame(dict(t=sizes, basis_us=basis_s * 1e6, pivot_row_us=row_s * 1e6))
 
 
 # ---------------------------------------------------------------------------------------------- driver
@@ -344,6 +486,7 @@ def main(argv=None):
                     help="rounds of the pivot profile's column sequences")
     ap.add_argument("--learner-data", nargs="*", default=["diabetes", "credit"], help="old vs new rule learner on these")
     ap.add_argument("--repeats", type=int, default=2, help="alternated repeats of the old/new learner fits")
+    ap.add_argument("--floor", action="store_true", help="whole-fit pivot paths and the floor of the LP's seconds")
     ap.add_argument("--accuracy-seeds", type=int, default=0, help="test accuracy old vs new learner over this many seeds")
     args = ap.parse_args(argv)
     threadpool_limits(1)   # one BLAS thread for every path, as the other benchmarks
@@ -373,6 +516,16 @@ def main(argv=None):
               "targets: learner share halves, fit >= 1.8x faster):")
         print(pd.DataFrame(learner_old_vs_new(args.learner_data, args.rounds, args.seed, args.repeats)).to_string(
             index=False, float_format=lambda v: f"{v:.3g}"))
+    if args.floor:
+        paths, floors, costs = pivot_floor(X, y, args.rounds, args.nu, args.seed, args.perturb)
+        fmt = lambda v: f"{v:.3g}"
+        print(f"\nseconds a pivot spends at basis size t (n = {len(y)}): two passes over B^-1, and the pivot row over t x n:")
+        print(costs.iloc[::4].to_string(index=False, float_format=fmt))
+        print("\nwhole fits, every pivot path the library can take:")
+        print(pd.DataFrame(paths).to_string(index=False, float_format=fmt))
+        print("\nthe floor on the default path (seconds; floor_s = the pruned pivot row + two passes over an s x s core "
+              "inverse, with s read after each round):")
+        print(pd.DataFrame(floors).to_string(index=False, float_format=fmt))
     if args.accuracy_seeds:
         print(f"\ntest accuracy, old vs new learner ({args.accuracy_seeds} seeds, 70/30 splits, K = {args.rounds}):")
         print(pd.DataFrame([accuracy_old_vs_new(d, args.rounds, args.accuracy_seeds) for d in args.learner_data or [args.data]])
