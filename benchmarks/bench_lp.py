@@ -53,7 +53,6 @@ pricing, ratio test, certificate or Python is paid for.
 import argparse
 import time
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -71,14 +70,12 @@ import robust_ref.lp as lp_module
 from robust_ref.lp import DenseDualSimplex, LPBoostClassifier, LPBoostMaster, MasterLP
 from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
 
-DATA = Path(__file__).resolve().parents[1] / "robust_ref" / "data"
 
 
 def load(name):
-    df = pd.read_csv(DATA / f"{name}.csv")
-    X = df.drop(columns="label").to_numpy(float)
-    y = np.where(df["label"].to_numpy() == np.unique(df["label"])[1], 1.0, -1.0)
-    return X, y
+    "X (missing values imputed, as the library's loader does) and y in ±1 (the larger label is +1)."
+    X, y = load_dataset(name, missing="impute", return_X_y=True)
+    return np.asarray(X, float), np.where(y == np.unique(y)[1], 1.0, -1.0)
 
 
 def bootstrap_tree_rule(X, signed, rng):
