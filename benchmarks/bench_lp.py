@@ -205,7 +205,7 @@ def one_pivot_at_a_time(log):
 def replay(master, H, y, nu, perturb=0.0, log=None, sizes=None, pricing=None):
     """A fresh dense master fed the columns of H one per round; returns (seconds, pivots per round, objectives).
     `sizes`, a list, gets (rows, basic structural columns) of the LP after each round; `pricing`, a list, gets per
-    pivot the fraction of columns a pruned pricing must evaluate (see `pruned_pricing`)."""
+    pivot the fraction of columns a pruned pricing must evaluate and the basic structural columns (`pruned_pricing`)."""
     n = len(y)
     with perturbation(perturb):
         m = LPBoostMaster(y, np.full(n, 1 / (nu * n))) if master == "lpboost" else RMBoostMaster(y)
@@ -287,7 +287,7 @@ def per_pivot_seconds(n, sizes, seed=0):
 @contextmanager
 def pruned_pricing(log):
     """Run the compiled pivots one at a time and log, per pivot, the fraction of structural columns a pricing that
-    skips provably ineligible columns must still evaluate. |B⁻¹_r a_j| ≤ ‖B⁻¹_r‖₁ max_k |A_kj|, so a column with
+    skips provably ineligible columns must still evaluate, and the basic structural columns before the pivot. |B⁻¹_r a_j| ≤ ‖B⁻¹_r‖₁ max_k |A_kj|, so a column with
     |d_j| > H ‖B⁻¹_r‖₁ max_k |A_kj| cannot enter nor lower the Harris bound H: the count uses the true H (a lower bound
     for any real pricing, which must first estimate H). Same pivots: each call re-prices, deterministically."""
     real = lp_module._dual_simplex_pivots
@@ -309,7 +309,7 @@ def pruned_pricing(log):
                 with np.errstate(divide="ignore", invalid="ignore"):
                     H = np.min(np.where(ok, (d + np.where(at_upper, -tol, tol)) / a, np.inf))
                 need = movable[:N] & (np.abs(d[:N]) <= H * np.abs(Binv[r]).sum() * np.tile(cmax, N // m))
-                log.append(need.sum() / N)
+                log.append((need.sum() / N, int((basic < N).sum())))
             p, status = real(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, 1)
             if p == 0: return done, status
             done += 1
@@ -359,16 +359,16 @@ def pivot_floor(X, y, rounds, nu, seed, perturb):
                 with ctx: e = make(**kw).fit(X, y)
             paths.append(dict(master=master, setting=setting, path=path, pivots=e.lp_iterations_, lp_s=e.lp_seconds_,
                               learner_s=e.learner_seconds_))
-        H, rs, frac = np.hstack(log), [], []
-        _, piv, _ = replay(master, H, y, nu, sizes=rs, pricing=frac)
-        assert piv.sum() == est.lp_iterations_ == len(frac), "the replay left the fit's pivot path"
-        t, s = np.array(rs).T
-        rnd = np.repeat(np.arange(len(piv)), piv)                  # the round of each pivot
-        basis, row = np.interp(s[rnd], sizes, basis_s), np.interp(t[rnd], sizes, row_s)
+        H, rs, pp = np.hstack(log), [], []
+        _, piv, _ = replay(master, H, y, nu, sizes=rs, pricing=pp)
+        assert piv.sum() == est.lp_iterations_ == len(pp), "the replay left the fit's pivot path"
+        t = np.array(rs)[:, 0][np.repeat(np.arange(len(piv)), piv)]   # the rows t at each pivot
+        frac, s = np.array(pp).T
+        basis, row = np.interp(s, sizes, basis_s), np.interp(t, sizes, row_s)
         floors.append(dict(master=master, setting=setting, pivots=int(piv.sum()), lp_s=est.lp_seconds_,
                            learner_s=est.learner_seconds_, pivot_row_s=row.sum(), pruned_share=float(np.mean(frac)),
                            pivot_row_pruned_s=float(row @ np.asarray(frac)),
-                           basis_txt_s=float(np.interp(t[rnd], sizes, basis_s).sum()), basis_core_s=basis.sum(),
+                           basis_txt_s=float(np.interp(t, sizes, basis_s).sum()), basis_core_s=basis.sum(),
                            floor_s=float(basis.sum() + row @ np.asarray(frac))))
     return paths, floors, pd.DataFrame(dict(t=sizes, basis_us=basis_s * 1e6, pivot_row_us=row_s * 1e6))
 
@@ -521,7 +521,7 @@ def main(argv=None):
         print("\nwhole fits, every pivot path the library can take:")
         print(pd.DataFrame(paths).to_string(index=False, float_format=fmt))
         print("\nthe floor on the default path (seconds; floor_s = the pruned pivot row + two passes over an s x s core "
-              "inverse, with s read after each round):")
+              "inverse, s = basic structural columns at each pivot):")
         print(pd.DataFrame(floors).to_string(index=False, float_format=fmt))
     if args.accuracy_seeds:
         print(f"\ntest accuracy, old vs new learner ({args.accuracy_seeds} seeds, 70/30 splits, K = {args.rounds}):")
