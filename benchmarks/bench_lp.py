@@ -42,9 +42,8 @@ seed), alternated --repeats times, medians. --accuracy-seeds m adds test accurac
 --floor (alone: --floor --no-cold --no-profile --no-fits --learner-data) asks how low the LP's time could go with the
 pivots it makes. Whole fits of RMBoost (K = 2 x rounds) and LPBoost (nu = --nu, `rounds`) are run on every pivot path the
 library can take (the default; the cost perturbation --perturb; HiGHS, the fallback: RMBoost's (17) on its dual simplex,
-LPBoost's primal on its primal simplex), and the default
-path's rows are replayed through a fresh master to read, per round, the pivots, the rows t and the basic structural
-columns s. The seconds a pivot must spend were measured here at each size: the two passes over an explicit B^-1 (B^-1 a_q,
+LPBoost's primal on its primal simplex), and the default path's rows are replayed through a fresh master to read, per
+pivot, the rows t, the basic structural columns s and the columns a pruned pricing must still evaluate. The seconds a pivot must spend were measured here at each size: the two passes over an explicit B^-1 (B^-1 a_q,
 then the rank-1 update) and the pivot row B^-1_r A over t x n. The floor is their sum over the path's pivots, with the
 t x t inverse the solver keeps and with an inverse of only its s x s structural core (a solver that factorises less
 cannot do less), against the learner's seconds in the same fit: LP <= learner needs the floor below it, before any
@@ -183,23 +182,35 @@ def perturbation(eps):
 
 
 @contextmanager
-def one_pivot_at_a_time(log):
-    """Run the compiled pivots one at a time (the same pivots: each call re-prices, deterministically) and log, per pivot,
-    whether it was degenerate (no non-basic reduced cost moved by more than 1e-12)."""
+def pivot_by_pivot(observe):
+    """Run the compiled pivots one at a time (the same pivots: each call re-prices, deterministically). `observe(args)`
+    sees the solver's arrays (the arguments of `_dual_simplex_pivots`) before each pivot and returns what to call after
+    it, or None."""
     real = lp_module._dual_simplex_pivots
-    def stepped(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
-        done = 0
+    def stepped(*args):
+        done, budget = 0, args[-1]
         while done < budget:
-            before = d.copy()
-            p, status = real(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, 1)
+            after = observe(args)
+            p, status = real(*args[:-1], 1)
             if p == 0: return done, status
             done += 1
-            moved = np.abs(d - before); moved[basic] = 0.0
-            log.append(moved.max() <= 1e-12)
+            if after is not None: after()
         return done, lp_module._BUDGET_USED
     lp_module._dual_simplex_pivots = stepped
     try: yield
     finally: lp_module._dual_simplex_pivots = real
+
+
+def one_pivot_at_a_time(log):
+    "Log, per pivot, whether it was degenerate (no non-basic reduced cost moved by more than 1e-12)."
+    def observe(args):
+        basic, d = args[3], args[9]
+        before = d.copy()
+        def after():
+            moved = np.abs(d - before); moved[basic] = 0.0
+            log.append(moved.max() <= 1e-12)
+        return after
+    return pivot_by_pivot(observe)
 
 
 def replay(master, H, y, nu, perturb=0.0, log=None, sizes=None, pricing=None):
@@ -284,39 +295,31 @@ def per_pivot_seconds(n, sizes, seed=0):
     return np.asarray(basis), np.asarray(row)
 
 
-@contextmanager
 def pruned_pricing(log):
-    """Run the compiled pivots one at a time and log, per pivot, the fraction of structural columns a pricing that
-    skips provably ineligible columns must still evaluate, and the basic structural columns before the pivot. |B⁻¹_r a_j| ≤ ‖B⁻¹_r‖₁ max_k |A_kj|, so a column with
-    |d_j| > H ‖B⁻¹_r‖₁ max_k |A_kj| cannot enter nor lower the Harris bound H: the count uses the true H (a lower bound
-    for any real pricing, which must first estimate H). Same pivots: each call re-prices, deterministically."""
-    real = lp_module._dual_simplex_pivots
-    def stepped(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
+    """Log, per pivot, the fraction of structural columns that a pricing skipping provably ineligible columns must
+    still evaluate, and the basic structural columns before the pivot. |B⁻¹_r a_j| ≤ ‖B⁻¹_r‖₁ max_k |A_kj|, so a
+    column with |d_j| > H ‖B⁻¹_r‖₁ max_k |A_kj| can neither enter nor lower the Harris bound H; the count uses the
+    pivot's true H, so any real pricing (which must first estimate H) evaluates at least these."""
+    def observe(args):
+        Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, _ = args
         t, m = Vt.shape
-        cmax = np.abs(Vt).max(axis=0, initial=0.0)
-        done = 0
-        while done < budget:
-            lo, hi = lb[basic], hb[basic]
-            infeas = np.maximum(lo - zB, zB - hi)
-            if t and infeas.max() > tol:
-                score = np.where(infeas > tol, infeas ** 2 / np.einsum("ij,ij->i", Binv, Binv), -1.0)
-                r = int(np.argmax(score)); sgn = -1.0 if lo[r] - zB[r] > 0 else 1.0
-                g = Binv[r] @ Vt
-                a = sgn * np.r_[g, -g][:N] if N > m else sgn * g
-                a = np.r_[a, -sgn * Binv[r]]
-                movable = ~is_basic & (hb > lb)
-                ok = movable & np.where(at_upper, a < -tol, a > tol)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    H = np.min(np.where(ok, (d + np.where(at_upper, -tol, tol)) / a, np.inf))
-                need = movable[:N] & (np.abs(d[:N]) <= H * np.abs(Binv[r]).sum() * np.tile(cmax, N // m))
-                log.append((need.sum() / N, int((basic < N).sum())))
-            p, status = real(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, 1)
-            if p == 0: return done, status
-            done += 1
-        return done, lp_module._BUDGET_USED
-    lp_module._dual_simplex_pivots = stepped
-    try: yield
-    finally: lp_module._dual_simplex_pivots = real
+        lo, hi = lb[basic], hb[basic]
+        infeas = np.maximum(lo - zB, zB - hi)
+        if t == 0 or infeas.max() <= tol: return None      # optimal: no pivot follows
+        score = np.where(infeas > tol, infeas ** 2 / np.einsum("ij,ij->i", Binv, Binv), -1.0)   # dual steepest edge
+        r = int(np.argmax(score)); sgn = -1.0 if lo[r] - zB[r] > 0 else 1.0
+        g = Binv[r] @ Vt
+        a = np.r_[sgn * (np.r_[g, -g] if N > m else g), -sgn * Binv[r]]   # the signed pivot row, slacks last
+        movable = ~is_basic & (hb > lb)
+        ok = movable & np.where(at_upper, a < -tol, a > tol)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            H = np.min(np.where(ok, (d + np.where(at_upper, -tol, tol)) / a, np.inf))
+        cmax = np.tile(np.abs(Vt).max(axis=0), N // m)
+        need = movable[:N] & (np.abs(d[:N]) <= H * np.abs(Binv[r]).sum() * cmax)
+        log.append((need.sum() / N, int((basic < N).sum())))
+        return None
+    return pivot_by_pivot(observe)
+
 
 @contextmanager
 def capture_rows(log):
@@ -352,10 +355,11 @@ def pivot_floor(X, y, rounds, nu, seed, perturb):
         make().fit(X, y)                 # load the compiled learner and pivots: the timed fits pay for neither
         log = []
         with capture_rows(log): est = make().fit(X, y)
-        for path, ctx, kw in (("default", perturbation(0.0), {}), (f"perturb={perturb:g}", perturbation(perturb), {}),
-                              ("HiGHS", lpboost_on_highs(), {"lp_form": "dual"} if master == "rmboost" else {})):
-            e = est if path == "default" else None
-            if e is None:
+        others = [("HiGHS", lpboost_on_highs(), {"lp_form": "dual"} if master == "rmboost" else {})]
+        if perturb > 0: others.insert(0, (f"perturb={perturb:g}", perturbation(perturb), {}))
+        for path, ctx, kw in [("default", None, None)] + others:
+            e = est
+            if ctx is not None:
                 with ctx: e = make(**kw).fit(X, y)
             paths.append(dict(master=master, setting=setting, path=path, pivots=e.lp_iterations_, lp_s=e.lp_seconds_,
                               learner_s=e.learner_seconds_))
