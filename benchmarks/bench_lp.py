@@ -301,8 +301,8 @@ def pruned_pricing(log):
     column with |d_j| > H ‖B⁻¹_r‖₁ max_k |A_kj| can neither enter nor lower the Harris bound H; the count uses the
     pivot's true H, so any real pricing (which must first estimate H) evaluates at least these."""
     def observe(args):
-        Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, _ = args
-        t, m = Vt.shape
+        Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, tol, _ = args
+        Binv, (t, m) = BT.T, Vt.shape        # the pivots hold B^-1 transposed (row by row)
         lo, hi = lb[basic], hb[basic]
         infeas = np.maximum(lo - zB, zB - hi)
         if t == 0 or infeas.max() <= tol: return None      # optimal: no pivot follows
@@ -375,6 +375,60 @@ def pivot_floor(X, y, rounds, nu, seed, perturb):
                            basis_txt_s=float(np.interp(t, sizes, basis_s).sum()), basis_core_s=basis.sum(),
                            floor_s=float(basis.sum() + row @ np.asarray(frac))))
     return paths, floors, pd.DataFrame(dict(t=sizes, basis_us=basis_s * 1e6, pivot_row_us=row_s * 1e6))
+
+
+# ---------------------------------------------------------------------------------------------- against another commit
+def fit_times(data, rounds, nu, seed):
+    """Whole fits as a user makes them with the robust_ref on sys.path: RMBoost (K = each of `rounds`) and LPBoost (nu,
+    each of `rounds`, the 11-leaf compiled CART learner); per fit the LP's and the learner's seconds and the pivots."""
+    import sys
+    X, y = load(data)
+    tree = TreeLearner(max_depth=None, max_leaf_nodes=11)
+    out = {}
+    for K in rounds:
+        for master, est in (("rmboost", RMBoostClassifier(n_estimators=K, random_state=seed)),
+                            ("lpboost", LPBoostClassifier(nu=nu, n_estimators=K, base_learner=tree, tol=0.0, random_state=seed))):
+            est.fit(X, y)
+            out[f"{master} {K}"] = dict(lp_s=est.lp_seconds_, learner_s=est.learner_seconds_, pivots=int(est.lp_iterations_),
+                                        fallbacks=int(est.lp_fallbacks_), module=sys.modules[type(est).__module__].__file__)
+    return out
+
+
+def against(rev, datasets, rounds, nu, seed, repeats):
+    """The LP seconds of this tree's masters against those of commit `rev` in whole fits (each code on its own pivot
+    path: a master's duals choose the next rule, so a column sequence made by one master is not neutral for the other).
+    Every fit runs in a subprocess, the two trees alternated `repeats` times after one untimed pass (numba compiles and
+    caches per tree); medians, per-pivot microseconds and the ratio reference / this tree."""
+    import json, os, subprocess, sys, tempfile
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ref = os.path.join(tempfile.mkdtemp(prefix="bench_lp_against_"), "ref")
+    subprocess.run(["git", "-C", here, "worktree", "add", "-q", "--detach", ref, rev], check=True)
+    try:
+        rows = []
+        for name in datasets:
+            times = {"ref": [], "this": []}
+            for r in range(repeats + 1):
+                for tree, root in (("ref", ref), ("this", here)):
+                    env = dict(os.environ, PYTHONPATH=root, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+                    code = (f"import sys, json; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import bench_lp; "
+                            f"print(json.dumps(bench_lp.fit_times({name!r}, {list(rounds)!r}, {nu!r}, {seed!r})))")
+                    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                                         cwd=root)   # `python -c` puts the working directory first on sys.path
+                    if r: times[tree].append(json.loads(res.stdout.strip().splitlines()[-1]))
+            for t, root in (("ref", ref), ("this", here)):   # each tree's fits ran its own code
+                assert all(x[f]["module"].startswith(root) for x in times[t] for f in x), f"{t} did not import {root}"
+            for fit in times["this"][0]:
+                med = {t: {k: np.median([x[fit][k] for x in times[t]]) for k in ("lp_s", "learner_s", "pivots")} for t in times}
+                rows.append(dict(data=name, fit=fit, ref_lp_s=med["ref"]["lp_s"], this_lp_s=med["this"]["lp_s"],
+                                 lp_speedup=med["ref"]["lp_s"] / med["this"]["lp_s"], ref_pivots=int(med["ref"]["pivots"]),
+                                 this_pivots=int(med["this"]["pivots"]),
+                                 ref_us_per_pivot=1e6 * med["ref"]["lp_s"] / max(med["ref"]["pivots"], 1),
+                                 this_us_per_pivot=1e6 * med["this"]["lp_s"] / max(med["this"]["pivots"], 1),
+                                 this_learner_s=med["this"]["learner_s"],
+                                 fallbacks=max(x[fit]["fallbacks"] for t in times for x in times[t])))
+        return pd.DataFrame(rows)
+    finally:
+        subprocess.run(["git", "-C", here, "worktree", "remove", "--force", ref], check=False)
 
 
 # ---------------------------------------------------------------------------------------------- driver
@@ -489,10 +543,18 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=2, help="alternated repeats of the old/new learner fits")
     ap.add_argument("--floor", action="store_true", help="whole-fit pivot paths and the floor of the LP's seconds")
     ap.add_argument("--accuracy-seeds", type=int, default=0, help="test accuracy old vs new learner over this many seeds")
+    ap.add_argument("--against", metavar="REV", help="only: the LP seconds of whole fits, this tree against commit REV")
+    ap.add_argument("--against-data", nargs="*", default=["diabetes", "credit"], help="data sets of --against")
     args = ap.parse_args(argv)
     threadpool_limits(1)   # one BLAS thread for every path, as the other benchmarks
     X, y = load(args.data)
     warm_up_rmboost()
+    if args.against:
+        print(f"\nLP seconds in whole fits, commit {args.against} (ref) against this tree, K = {args.rounds} and "
+              f"{2 * args.rounds} (medians of {args.repeats} alternated runs in subprocesses):")
+        print(against(args.against, args.against_data, (args.rounds, 2 * args.rounds), args.nu, args.seed, args.repeats).to_string(
+            index=False, float_format=lambda v: f"{v:.3g}"))
+        return
     masters = ["lpboost", "rmboost"] if args.master == "both" else [args.master]
     rows = [run(m, X, y, args.rounds, args.nu, args.seed, args.every, args.rm_form, args.lp_backend,
                 not args.no_cold)[0] for m in masters]

@@ -20,15 +20,14 @@ from numba import njit
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import ThreadpoolController
 
 from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, decode_labels
 from .learners import ConstantRule, Rule, TreeLearner, TreeRule, check_rule_values, make_weak_learner
 
 # %% auto #0
-__all__ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'DenseDualSimplex', 'CertifiedMaster',
-           'LPBoostMaster', 'ClassifierRule', 'pricing_oracle', 'fit_rule', 'ColumnGeneration',
-           'DegenerateMarginWarning', 'LPBoostClassifier']
+__all__ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'fixed_dot', 'rows_dot', 'rows_combine',
+           'fixed_inverse', 'fixed_matvec', 'DenseDualSimplex', 'CertifiedMaster', 'LPBoostMaster', 'ClassifierRule',
+           'pricing_oracle', 'fit_rule', 'ColumnGeneration', 'DegenerateMarginWarning', 'LPBoostClassifier']
 
 # %% ../nbs/06_lp.ipynb #c48f6a6f
 class LPSolveError(RuntimeError):
@@ -414,37 +413,133 @@ class _RowBuffer:
     def keep(self, mask):  # boolean mask over the current rows
         kept = self.rows[mask]; self.size = kept.shape[0]; self.buf[:self.size] = kept
 
+# %% ../nbs/06_lp.ipynb #f1xed002
+@njit(cache=True)
+def fixed_dot(a, b) -> float:
+    "Σ_k a_k b_k summed in index order from 0 (the same bits on every processor)."
+    s = 0.0
+    for k in range(a.shape[0]): s += a[k] * b[k]
+    return s
+
+@njit(cache=True)
+def rows_dot(R, x):
+    "R @ x for R held by rows: out_j = Σ_i R_ji x_i, each summed in index order (four rows at a time, for speed only)."
+    t, n = R.shape
+    out = np.zeros(t)
+    j = 0
+    while j + 4 <= t:
+        s0 = s1 = s2 = s3 = 0.0
+        for i in range(n):
+            xi = x[i]
+            s0 += R[j, i] * xi; s1 += R[j + 1, i] * xi; s2 += R[j + 2, i] * xi; s3 += R[j + 3, i] * xi
+        out[j], out[j + 1], out[j + 2], out[j + 3] = s0, s1, s2, s3
+        j += 4
+    for jj in range(j, t): out[jj] = fixed_dot(R[jj], x)
+    return out
+
+@njit(cache=True)
+def rows_combine(c, R):
+    "c @ R = Σ_k c_k R_k· accumulated row after row (each entry summed in index order; rows with c_k = 0 skipped)."
+    out = np.zeros(R.shape[1])
+    for k in range(R.shape[0]):
+        ck = c[k]
+        if ck != 0.0:
+            for j in range(R.shape[1]): out[j] += ck * R[k, j]
+    return out
+
+# %% ../nbs/06_lp.ipynb #f1xed004
+@njit(cache=True)
+def _gauss_jordan(M, X):
+    "Reduce M to I by row operations in a fixed order, applying them to X (in place); False if M is singular."
+    t = M.shape[0]
+    for c in range(t):
+        p, big = c, abs(M[c, c])
+        for i in range(c + 1, t):                  # partial pivoting: the largest |m_ic|, the first row on a tie
+            if abs(M[i, c]) > big: p, big = i, abs(M[i, c])
+        if not (big > 0.0 and big < np.inf): return False
+        if p != c:
+            for k in range(t):
+                M[c, k], M[p, k] = M[p, k], M[c, k]
+                X[c, k], X[p, k] = X[p, k], X[c, k]
+        piv = M[c, c]
+        for k in range(c, t): M[c, k] /= piv      # columns left of c are already 0 in row c
+        for k in range(t): X[c, k] /= piv
+        for i in range(t):
+            f = M[i, c]
+            if i == c or f == 0.0: continue
+            for k in range(c, t): M[i, k] -= f * M[c, k]
+            for k in range(t): X[i, k] -= f * X[c, k]
+    return True
+
+def fixed_inverse(M) -> np.ndarray | None:
+    "M⁻¹ (C order) by Gauss–Jordan elimination with partial pivoting, in a fixed order of operations; None if M is singular."
+    M = np.array(M, dtype=np.float64, order="C")   # a copy: the elimination works in place
+    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix; got shape {M.shape}.")
+    X = np.eye(M.shape[0])
+    return X if _gauss_jordan(M, X) else None
+
+# %% ../nbs/06_lp.ipynb #f1xed006
+def fixed_matvec(A, x) -> np.ndarray:
+    "A @ x with every entry summed in index order, for A in either memory order (`rows_dot` or `rows_combine`: the same bits)."
+    A, x = np.asarray(A, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64)
+    if A.ndim != 2 or x.shape != (A.shape[1],):
+        raise ValueError(f"need a 2-D A and x with one entry per column of A; got shapes {A.shape} and {x.shape}.")
+    if A.flags.c_contiguous: return rows_dot(A, x)
+    if A.T.flags.c_contiguous: return rows_combine(x, A.T)
+    return rows_dot(np.ascontiguousarray(A), x)
+
 # %% ../nbs/06_lp.ipynb #c8fe58fc
 _OPTIMAL, _BUDGET_USED, _NO_ENTERING = 0, 1, 2   # what `_dual_simplex_pivots` returns as its status
 
 @njit(cache=True, error_model="numpy")   # float semantics as in numpy: a breakdown gives inf/NaN, which the certificate rejects
-def _dual_simplex_pivots(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
-    "Up to `budget` dual simplex pivots, in place; returns `(pivots, status)` (optimality is checked last)."
+def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
+    "Up to `budget` dual simplex pivots, in place, on `BT` = (B⁻¹)ᵀ held by rows; returns `(pivots, status)`."
     # Variables 0..m−1 have columns +Vt[:, j]; if N = 2m, variables m..2m−1 have −Vt[:, j − m]; N + r is row r's
-    # slack (column −e_r). Compiled because a pivot is a few O(m) and O(t²) loops: in numpy the calls cost more.
+    # slack (column −e_r). Every sum runs in index order (see "Arithmetic that every processor does the same way");
+    # B⁻¹ is held transposed so that each pass below reads it row by row: BT[k, i] = (B⁻¹)_ik.
     t, m = Vt.shape
-    row, vq = np.empty(t), np.empty(t)
+    row, col, vq, weight = np.empty(t), np.empty(t), np.empty(t), np.empty(t)
+    infeasible = np.empty(t, np.int64)
     cand, cand_ratio, cand_abs = np.empty(N + t, np.int64), np.empty(N + t), np.empty(N + t)  # ratio test's eligible columns
+    g = np.empty(m)
     for p in range(budget + 1):
-        # leaving row: largest infeasibility² / ‖row of B⁻¹‖² (exact dual steepest edge)
-        r, best, s, bound_r = -1, -1.0, 0.0, 0.0
+        # leaving row: largest infeasibility² / ‖row i of B⁻¹‖² (exact dual steepest edge); first row on a tie
+        n_inf = 0
         for i in range(t):
+            if max(lb[basic[i]] - zB[i], zB[i] - hb[basic[i]]) > tol:
+                infeasible[n_inf] = i; n_inf += 1
+        if n_inf == 0: return p, _OPTIMAL
+        if p == budget: return p, _BUDGET_USED
+        if 8 * n_inf < t:                # ‖row i of B⁻¹‖² = Σ_k BT[k, i]², in index order: few rows one by one,
+            for h in range(n_inf):       # many in one pass over BT (the same sums either way)
+                i, w = infeasible[h], 0.0
+                for k in range(t): w += BT[k, i] * BT[k, i]
+                weight[i] = w
+        else:
+            weight[:] = 0.0
+            for k in range(t):
+                for i in range(t): weight[i] += BT[k, i] * BT[k, i]
+        r, best, s, bound_r = -1, -1.0, 0.0, 0.0
+        for h in range(n_inf):
+            i = infeasible[h]
             lo, hi = lb[basic[i]], hb[basic[i]]
             below, above = lo - zB[i], zB[i] - hi
             infeas = max(below, above)
-            if infeas > tol:
-                score = infeas * infeas / np.dot(Binv[i], Binv[i])
-                if score > best:
-                    r, best = i, score
-                    s, bound_r = (-1.0, lo) if below > 0 else (1.0, hi)
-        if r < 0: return p, _OPTIMAL
-        if p == budget: return p, _BUDGET_USED
-        g = np.dot(Binv[r], Vt)        # the pivot row on the + columns; −g on the mirrored ones
+            score = infeas * infeas / weight[i]
+            if score > best:
+                r, best = i, score
+                s, bound_r = (-1.0, lo) if below > 0 else (1.0, hi)
+        if r < 0: return p, _OPTIMAL      # only NaN scores get here (a broken inverse): the certificate rejects it
+        for k in range(t): row[k] = BT[k, r]   # row r of B⁻¹
+        g[:] = 0.0                       # the pivot row B⁻¹_r· V on the + columns (−g on the mirrored ones)
+        for k in range(t):
+            if row[k] != 0.0:
+                for j in range(m): g[j] += row[k] * Vt[k, j]
         # Harris pass 1: the largest step keeping every reduced cost within tol; collect the eligible columns
         harris, k_ = np.inf, 0
         for j in range(N + t):
             if is_basic[j] or hb[j] <= lb[j]: continue   # fixed variables (an equality row's slack) never enter
-            a = s * g[j] if j < m else (-s * g[j - m] if j < N else -s * Binv[r, j - N])
+            a = s * g[j] if j < m else (-s * g[j - m] if j < N else -s * row[j - N])
             if at_upper[j]:
                 if a >= -tol: continue
                 h = (d[j] - tol) / a
@@ -455,25 +550,29 @@ def _dual_simplex_pivots(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, 
             k_ += 1
             harris = min(harris, h)
         if k_ == 0: return p, _NO_ENTERING
-        # pass 2: among the ratios within that step, the largest |pivot| (first index on ties)
+        # pass 2: among the ratios within that step, the largest |pivot|; the first column on a tie
         q, big, ratio_q = -1, -1.0, 0.0
         for k in range(k_):
             if cand_ratio[k] <= harris and cand_abs[k] > big:
                 q, big, ratio_q = cand[k], cand_abs[k], cand_ratio[k]
-        # the entering column in basis coordinates, B⁻¹a_q
+        if q < 0: return p, _NO_ENTERING
+        # the entering column in basis coordinates, B⁻¹a_q = Σ_k (a_q)_k · (column k of B⁻¹)
+        col[:] = 0.0
         if q < N:
-            for k in range(t): vq[k] = Vt[k, q % m]
-            col = np.dot(Binv, vq)
-            if q >= m: col = -col
+            sign = 1.0 if q < m else -1.0
+            for k in range(t): vq[k] = sign * Vt[k, q % m]
+            for k in range(t):
+                if vq[k] != 0.0:
+                    for i in range(t): col[i] += vq[k] * BT[k, i]
         else:
-            col = -Binv[:, q - N].copy()
+            for i in range(t): col[i] = -BT[q - N, i]
         step = max(ratio_q, 0.0)
         leave = basic[r]
         if step > 0:                   # d ← d − step·(signed pivot row); basic entries are never read
             for j in range(m): d[j] -= step * s * g[j]
             if N > m:
                 for j in range(m): d[m + j] += step * s * g[j]
-            for k in range(t): d[N + k] += step * s * Binv[r, k]
+            for k in range(t): d[N + k] += step * s * row[k]
         d[leave], d[q] = -step * s, 0.0
         theta = (zB[r] - bound_r) / col[r]
         q_value = hb[q] if at_upper[q] else lb[q]
@@ -482,13 +581,13 @@ def _dual_simplex_pivots(Vt, N, Binv, basic, is_basic, at_upper, lb, hb, zB, d, 
         is_basic[leave], at_upper[leave] = False, s > 0
         is_basic[q], at_upper[q] = True, False
         basic[r] = q
-        # rank-1 update of B⁻¹ (product form): row r ← row r / pivot, other rows minus their multiple of it
-        for k in range(t): row[k] = Binv[r, k] / col[r]
-        for i in range(t):
-            c = col[i]
-            if i == r or c == 0.0: continue
-            for k in range(t): Binv[i, k] -= c * row[k]
-        Binv[r, :] = row
+        # rank-1 update of B⁻¹ (product form): row r ← row r / pivot, every other row minus col_i times it
+        pivot = col[r]
+        for k in range(t):
+            rk = row[k] / pivot
+            if rk != 0.0:
+                for i in range(t): BT[k, i] -= col[i] * rk
+            BT[k, r] = rk
     return budget, _BUDGET_USED   # not reached: the last pass returns above
 
 # %% ../nbs/06_lp.ipynb #214f6f78
@@ -500,7 +599,7 @@ class DenseDualSimplex:
     n_rows : int, rows so far (property); the basis is `n_rows × n_rows`.
     basic, is_basic, at_upper : ndarray, the variable in each basis position; which variables are basic; which
         non-basic ones sit at their upper bound. Variables 0..N−1 are the columns, N + r is row r's slack.
-    Binv : ndarray, the dense basis inverse B⁻¹.
+    Binv : ndarray, the dense basis inverse B⁻¹ (column-major: `Binv.T` is what the compiled pivots read by rows).
     restarts : int, perturbed solves that restarted from the slack basis.
     """
 
@@ -552,7 +651,7 @@ class DenseDualSimplex:
         self.basic = N + np.arange(t)                     # the variable in each basis position
         self.is_basic = np.r_[np.zeros(N, bool), np.ones(t, bool)]
         self.at_upper = np.r_[self.cost < 0, np.zeros(t, bool)]
-        self.Binv = -np.eye(t)
+        self.Binv = np.asfortranarray(-np.eye(t))         # column-major: its transpose is read row by row
         self._since_refactor, self._stale = 0, True       # values and reduced costs are computed on the next solve
 
 # %% ../nbs/06_lp.ipynb #fa808ec7
@@ -574,11 +673,11 @@ def add_rows(self: DenseDualSimplex, V, lower, upper):
     for v, lo, hi in zip(V.T, lower, upper):
         t, b = self.n_rows, self.basic
         if not self._stale:   # the new slack's value is the row's activity at the current point
-            self.zB, self.d = np.r_[self.zB, v @ self._combined(self._values())], np.r_[self.d, 0.0]
+            self.zB, self.d = np.r_[self.zB, fixed_dot(v, self._combined(self._values()))], np.r_[self.d, 0.0]
         m = np.zeros(t); st = b < N                    # the new row's entries on the basic columns
         m[st] = v[b[st] % self.n] * np.where(b[st] < self.n, 1.0, -1.0)
-        Binv = np.zeros((t + 1, t + 1)); Binv[:t, :t] = self.Binv
-        Binv[t, :t] = m @ self.Binv; Binv[t, t] = -1.0     # the inverse of [[B, 0], [m, −1]]
+        Binv = np.zeros((t + 1, t + 1), order="F"); Binv[:t, :t] = self.Binv
+        Binv[t, :t] = rows_dot(self.Binv.T, m); Binv[t, t] = -1.0     # the inverse of [[B, 0], [m, −1]]
         self.Binv, self.basic = Binv, np.r_[b, N + t]
         self._rows.append(v[None])
         self.lb, self.hb = np.r_[self.lb, lo], np.r_[self.hb, hi]
@@ -602,16 +701,26 @@ def _values(self: DenseDualSimplex):
 
 # %% ../nbs/06_lp.ipynb #e2dec483
 @patch
-def _row_duals(self: DenseDualSimplex):
-    return self.Binv.T @ np.where(self.basic < self.N, self.cost[np.minimum(self.basic, self.N - 1)], 0.0)
+def _row_duals(self: DenseDualSimplex):   # c_Bᵀ B⁻¹
+    return rows_dot(self.Binv.T, np.where(self.basic < self.N, self.cost[np.minimum(self.basic, self.N - 1)], 0.0))
 
 @patch
 def _refactor(self: DenseDualSimplex):
-    "Re-invert B from scratch; recompute the basic values z_B and the reduced costs d."
+    """Re-invert B from scratch; recompute the basic values z_B and the reduced costs d. Only the core is inverted: with
+    S the basic structural columns, L the basic slacks (rows ρ) and R the other rows, B⁻¹ is C⁻¹ = B[R, S]⁻¹ on (S, R),
+    B[ρ, S] C⁻¹ on (L, R) and −I on (L, ρ) (`fixed_inverse` and `rows_combine`: a fixed order of operations)."""
     b, t, N = self.basic, self.n_rows, self.N
-    B = np.zeros((t, t)); st = b < N
-    B[:, st] = self._columns(b[st]); B[b[~st] - N, np.flatnonzero(~st)] = -1.0
-    self.Binv = np.linalg.inv(B); self._since_refactor, self._stale = 0, False
+    S, L = np.flatnonzero(b < N), np.flatnonzero(b >= N)
+    rho = b[L] - N
+    R = np.setdiff1d(np.arange(t), rho)
+    A = self._columns(b[S])                             # (t, s): the basic structural columns
+    Cinv = fixed_inverse(A[R]) if R.size == S.size else None
+    if Cinv is None: raise np.linalg.LinAlgError("the basis matrix is singular")
+    Binv = np.zeros((t, t), order="F")
+    Binv[np.ix_(S, R)] = Cinv
+    if L.size: Binv[np.ix_(L, R)] = np.array([rows_combine(A[r], Cinv) for r in rho])
+    Binv[L, rho] = -1.0
+    self.Binv = Binv; self._since_refactor, self._stale = 0, False
     self._recompute()
 
 @patch
@@ -619,9 +728,9 @@ def _recompute(self: DenseDualSimplex):
     "z_B and the reduced costs d from the current B⁻¹ and the true costs."
     b, N = self.basic, self.N
     z = np.where(self.at_upper, self.hb, self.lb); z[b] = 0.0
-    self.zB = -self.Binv @ (self._Vt @ self._combined(z) - z[N:])    # [A −I]·z = 0
+    self.zB = -rows_combine(rows_dot(self._Vt, self._combined(z)) - z[N:], self.Binv.T)    # [A −I]·z = 0
     mu = self._row_duals()
-    g = self._Vt.T @ mu
+    g = rows_combine(mu, self._Vt)
     dstruct = np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g] if self.mirror else self.cost - g
     self.d = np.where(self.is_basic, 0.0, np.r_[dstruct, mu])
 
@@ -635,7 +744,7 @@ def solve(self: DenseDualSimplex):
     if perturbed: self._perturb_costs()
     while True:
         budget = min(self.refactor_every - self._since_refactor, cap - pivots)
-        done, status = _dual_simplex_pivots(self._Vt, self.N, self.Binv, self.basic, self.is_basic, self.at_upper,
+        done, status = _dual_simplex_pivots(self._Vt, self.N, self.Binv.T, self.basic, self.is_basic, self.at_upper,
                                             self.lb, self.hb, self.zB, self.d, self.tol, budget)
         pivots += done; self._since_refactor += done
         if status == _NO_ENTERING: raise LPSolveError("infeasible", "no entering column: the LP has no feasible point")
@@ -652,7 +761,7 @@ def solve(self: DenseDualSimplex):
             continue
         raise LPSolveError("iteration limit", f"the dense dual simplex made {cap} pivots")
     x = self._values()[:self.N]
-    return x, self._row_duals(), float(self.cost @ x), pivots
+    return x, self._row_duals(), fixed_dot(self.cost, x), pivots
 
 # %% ../nbs/06_lp.ipynb #28fb207f
 @patch
@@ -688,8 +797,6 @@ def _flip_dual_infeasible(self: DenseDualSimplex) -> bool:
     return True
 
 # %% ../nbs/06_lp.ipynb #a944a9b3
-_BLAS = ThreadpoolController()   # made once: entering its `limit` then costs ≈ 0.03 ms
-
 class CertifiedMaster:
     """A column-generation master kept as rows of rule values, solved on `DenseDualSimplex` ('dense') or HiGHS.
 
@@ -719,16 +826,15 @@ class CertifiedMaster:
     def _solve_dense(self, lp: DenseDualSimplex):
         "Dense dual simplex, certified; if that fails, once more after re-inverting B; then HiGHS from scratch."
         pivots = 0
-        with _BLAS.limit(limits=1, user_api="blas"):   # one BLAS thread: see the implementation notes
-            for attempt in range(2):       # the second attempt starts from a fresh B⁻¹ of the same basis
-                try:
-                    if attempt: lp._refactor()
-                    x, mu, obj, done = lp.solve(); pivots += done
-                    sol = self._from_dense(x, mu, obj, pivots)
-                    if self._certify_solution(sol):
-                        self.repairs += attempt
-                        return sol
-                except (LPSolveError, np.linalg.LinAlgError): break   # iteration cap, no entering column, singular basis
+        for attempt in range(2):           # the second attempt starts from a fresh B⁻¹ of the same basis
+            try:
+                if attempt: lp._refactor()
+                x, mu, obj, done = lp.solve(); pivots += done
+                sol = self._from_dense(x, mu, obj, pivots)
+                if self._certify_solution(sol):
+                    self.repairs += attempt
+                    return sol
+            except (LPSolveError, np.linalg.LinAlgError): break   # iteration cap, no entering column, singular basis
         self.fallbacks += 1; lp.reset()
         return self._highs_solve()
 
@@ -785,7 +891,7 @@ def add_rule(self: LPBoostMaster, h  # the rule's outputs h(x_i) ∈ [-1, 1] on 
 # %% ../nbs/06_lp.ipynb #3d4b5858
 @patch
 def _solution(self: LPBoostMaster, u, beta, rho, a, objective, iterations) -> dict:
-    margins = self.y * (self.V @ a)
+    margins = self.y * rows_combine(a, self._rules.rows)
     return dict(u=u, beta=float(beta), rho=float(rho), a=a, xi=np.maximum(rho - margins, 0.0),
                 objective=float(objective), iterations=int(iterations))
 
@@ -815,8 +921,8 @@ def certify(self: LPBoostMaster, sol: dict, tol: float | None = None) -> bool:
     tol = self.tol if tol is None else tol
     u, a, rho = sol["u"], sol["a"], sol["rho"]
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(a)) and np.isfinite(rho)): return False
-    beta = float(((u * self.y) @ self.V).max(initial=-np.inf))       # the least β that u admits
-    primal = rho - self.D @ np.maximum(rho - self.y * (self.V @ a), 0.0)
+    beta = float(rows_dot(self._rules.rows, u * self.y).max(initial=-np.inf))   # the least β that u admits
+    primal = rho - fixed_dot(self.D, np.maximum(rho - self.y * rows_combine(a, self._rules.rows), 0.0))
     return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol["beta"]) <= tol
                 and abs(beta - primal) <= tol)
 
@@ -936,7 +1042,7 @@ class ColumnGeneration:
             s = signed_weights()
             rule, v = first if (k == 0 and first is not None) else self.price(s)
             self.values = v
-            edge = float(s @ v)
+            edge = fixed_dot(s, v)
             self.edges.append(edge)
             verdict = test(k, edge, v)
             if verdict == "stop": self.stopped = True; break
@@ -974,6 +1080,7 @@ class LPBoostClassifier(BinaryClassifier):
     classes_, n_features_in_ : as in scikit-learn.
     """
 
+    _exact_across_platforms = True   # every decision in a fixed order of operations (chapter 06): the same bits everywhere
     _parameter_constraints = {
         "nu": [Options({"auto"}), Interval("real", 0, 1, closed="right")],
         "n_estimators": [Interval("int", 1, None, closed="left")],
@@ -998,7 +1105,7 @@ def _fit(self: LPBoostClassifier, X, y_pm, w):
     u, beta = w / w.sum(), 0.0                      # Demiriz et al.: start from u ∝ w, β = 0
     cg = ColumnGeneration(oracle, X, None)
     first = cg.price(u * y_pm)                      # the first rule also fixes ν when nu='auto'
-    eps1 = (1.0 - float((u * y_pm) @ first[1])) / 2 # its weighted error (for ±1 rules)
+    eps1 = (1.0 - fixed_dot(u * y_pm, first[1])) / 2 # its weighted error (for ±1 rules)
     nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
     # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
     cg.master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0))
@@ -1039,13 +1146,13 @@ def _rule_outputs(self: LPBoostClassifier, X) -> np.ndarray:
 
 @patch
 def _decision(self: LPBoostClassifier, X):
-    return self._rule_outputs(X) @ self.estimator_weights_
+    return fixed_matvec(self._rule_outputs(X), self.estimator_weights_)
 
 @patch
 def staged_decision_function(self: LPBoostClassifier, X):
     "Decision function of the LP solution after each round (the weights of all rules change every round)."
     H = self._rule_outputs(self._validate_X(X))
-    for k, a in enumerate(self.weights_path_): yield H[:, :k + 1] @ a
+    for k, a in enumerate(self.weights_path_): yield fixed_matvec(H[:, :k + 1], a)
 
 @patch
 def staged_predict(self: LPBoostClassifier, X):

@@ -16,8 +16,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, decode_labels
 from .learners import StumpLearner, TreeLearner, check_rule_values
-from .lp import (CertifiedMaster, ColumnGeneration, DenseDualSimplex, LPSolveError, MasterLP,
-                           pricing_oracle)
+from .lp import (CertifiedMaster, ColumnGeneration, DenseDualSimplex, fixed_dot, fixed_matvec, LPSolveError,
+                           MasterLP, pricing_oracle, rows_combine, rows_dot)
 
 # %% auto #0
 __all__ = ['TIE_ATOL', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner',
@@ -78,7 +78,7 @@ class RMBoostMaster(CertifiedMaster):
 
     def tau(self, V) -> np.ndarray:
         "Empirical correlations τ_j = Σ_i q_i y_i V_ij."
-        return (self.q * self.y) @ V
+        return fixed_matvec(np.asarray(V).T, self.q * self.y)
 
     @staticmethod
     def _columns(V) -> np.ndarray:
@@ -153,10 +153,11 @@ def certify(self: RMBoostMaster, mu, alpha_minus_beta, tol=None) -> bool:
     if mu.shape != (self.n_rules,) or d.shape != (self.n,):
         raise ValueError(f"certify needs μ with one entry per rule ({self.n_rules}) and α−β with one per training "
                          f"point ({self.n}); got shapes {mu.shape} and {d.shape}.")
-    f, tau = self.V @ mu, self.tau(self.V)
-    R16 = 0.5 - tau @ mu + self.lam @ np.abs(mu)
+    R = self._rules.rows                          # (rules, n): every product below sums in index order
+    f, tau = rows_combine(mu, R), rows_dot(R, self.q * self.y)
+    R16 = 0.5 - fixed_dot(tau, mu) + fixed_dot(self.lam, np.abs(mu))
     R17 = 0.5 - 0.5 * np.abs(d).sum()
-    rows = self.V.T @ d - tau
+    rows = rows_dot(R, d) - tau
     return bool(np.abs(f).max(initial=0) <= 0.5 + tol and np.all(np.abs(rows) <= self.lam + tol) and abs(R16 - R17) <= tol)
 
 # %% ../nbs/10_rmboost.ipynb #7bb5aabc
@@ -276,6 +277,7 @@ class RMBoostClassifier(BinaryClassifier):
     classes_, n_features_in_ : as in scikit-learn.
     """
 
+    _exact_across_platforms = True   # every decision in a fixed order of operations (chapter 06): the same bits everywhere
     _parameter_constraints = {
         "lam": [Options({"auto"}), Interval("real", 0, None, closed="neither"), callable],
         "n_estimators": [Interval("int", 1, None, closed="left")],
@@ -378,7 +380,7 @@ def _fit(self: RMBoostClassifier, X, y_pm, w):
         mu, R, amb = sol.mu, sol.risk, sol.alpha_minus_beta
         if remove:                                    # Steps 14–16 with the |·| fix
             p = q * y_pm - amb
-            slack = (np.abs(p @ master.V) < master.lam - tol) & (np.abs(mu) <= tol)
+            slack = (np.abs(rows_dot(master._rules.rows, p)) < master.lam - tol) & (np.abs(mu) <= tol)
             if slack.any():
                 t0 = time.perf_counter()
                 master.remove_rules(np.flatnonzero(slack))
@@ -413,7 +415,7 @@ def _fit(self: RMBoostClassifier, X, y_pm, w):
     self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = cg.lp_seconds, cg.learner_seconds, lp_iters
     self.lp_fallbacks_ = master.fallbacks   # rounds the dense simplex handed to HiGHS (form 'dense' only)
     self.lp_repairs_ = master.repairs       # rounds a fresh B⁻¹ mended (form 'dense' only)
-    self._tie_sign = {"positive": 1.0, "negative": -1.0}.get(self.tie, 1.0 if q @ y_pm > 0 else -1.0)
+    self._tie_sign = {"positive": 1.0, "negative": -1.0}.get(self.tie, 1.0 if fixed_dot(q, y_pm) > 0 else -1.0)
     return self
 
 # %% ../nbs/10_rmboost.ipynb #3a8dec20
@@ -429,7 +431,7 @@ def _rule_values(self: RMBoostClassifier, X) -> np.ndarray:
 
 @patch
 def _decision(self: RMBoostClassifier, X):
-    return self._rule_values(X) @ self.coef_
+    return fixed_matvec(self._rule_values(X), self.coef_)
 
 @patch
 def _break_ties(self: RMBoostClassifier, f) -> np.ndarray:
@@ -473,7 +475,7 @@ def randomized_error(self: RMBoostClassifier, X, y) -> float:
 def staged_decision_function(self: RMBoostClassifier, X):
     "f after each round (round 0: f = 0); μ changes on every rule each round, so each stage is a full LP solution."
     H = self._rule_values(self._validate_X(X))
-    for mu in self.coef_path_: yield H[:, :len(mu)] @ mu
+    for mu in self.coef_path_: yield fixed_matvec(H[:, :len(mu)], mu)
 
 @patch
 def staged_predict(self: RMBoostClassifier, X):
