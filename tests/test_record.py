@@ -91,7 +91,7 @@ def test_save_record_bad_input(made, tmp_path):
 
 def test_a_live_slice_agrees_with_the_record(made):
     summary = R.check_against_record(live_slice(), "tiny", root=made[0])
-    assert summary.to_dict("index") == {"tree": {"shared": 2, "agreeing": 2, "exact": 2}, "logistic": {"shared": 2, "agreeing": 2, "exact": 2}}
+    assert summary.to_dict("index") == {m: {"shared": 2, "agreeing": 2, "exact": 2, "not_compared": 0} for m in ("tree", "logistic")}
     assert summary.attrs["how"] == "exact (the record was made on this numeric platform)"
 
 
@@ -144,6 +144,39 @@ def test_a_method_refreshed_here_is_checked_exactly_on_a_record_made_elsewhere(r
     assert s.attrs["how"].startswith("exact for the methods made on this numeric platform") and s.agreeing.sum() == 4
     with pytest.raises(AssertionError, match="method 'tree'"):
         R.check_against_record(_one_point(live, method="tree"), "tiny", root=root)
+
+
+def test_a_method_of_fixed_order_arithmetic_is_checked_exactly_on_every_platform(root, monkeypatch):
+    "A refresh by an estimator that declares its results the same bits everywhere makes the method's check exact anywhere."
+    monkeypatch.setattr(sklearn.tree.DecisionTreeClassifier, "_exact_across_platforms", True, raising=False)
+    R.refresh_record("tiny", "tree", root=root, backend="serial", progress=False)
+    prov = json.loads((root / "tiny" / "provenance.json").read_text())
+    assert prov["refreshed"][-1]["exact_across_platforms"] is True
+    prov["numeric_platform"] = dict(prov["numeric_platform"], id="another00000")     # the record and its refresh made
+    prov["refreshed"][-1]["numeric_platform"] = dict(prov["numeric_platform"])        # elsewhere
+    (root / "tiny" / "provenance.json").write_text(json.dumps(prov))
+    live = live_slice()
+    with pytest.raises(AssertionError, match="method 'tree'"):            # one test point is a change for the exact method
+        R.check_against_record(_one_point(live, method="tree"), "tiny", root=root)
+    assert R.check_against_record(_one_point(live, method="logistic"), "tiny", root=root).agreeing.sum() == 4   # not for the other
+
+
+def test_a_pending_method_runs_uncompared_until_its_refresh(root, monkeypatch):
+    monkeypatch.setattr(sklearn.tree, "DecisionTreeClassifier", _Majority)   # a code change to 'tree'
+    live = live_slice()
+    with pytest.raises(AssertionError, match="method 'tree'"): R.check_against_record(live, "tiny", root=root)
+    note = R.mark_pending("tiny", "tree", "the tree predicts the majority", root=root)
+    assert note["reason"] == "the tree predicts the majority" and note["method"] == "tree"
+    s = R.check_against_record(live, "tiny", root=root)
+    assert s.loc["tree"].tolist() == [2, 0, 0, 2] and s.loc["logistic"].tolist() == [2, 2, 2, 0]
+    assert list(s.attrs["pending"]) == ["tree"]
+    with pytest.raises(AssertionError, match="method 'logistic'"):          # the other method is still compared
+        R.check_against_record(_one_point(live, method="logistic"), "tiny", root=root)
+    with pytest.raises(ValueError, match="did you mean 'tree'"): R.mark_pending("tiny", "tre", "x", root=root)
+    with pytest.raises(ValueError, match="reason"): R.mark_pending("tiny", "tree", "  ", root=root)
+    R.refresh_record("tiny", "tree", root=root, backend="serial", progress=False)
+    assert R.load_record("tiny", root=root)[1]["pending"] == []
+    assert R.check_against_record(live, "tiny", root=root).loc["tree", "exact"] == 2
 
 
 def test_the_check_fails_naming_the_changed_method_and_its_refresh_command(made, monkeypatch):

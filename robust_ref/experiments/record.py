@@ -27,8 +27,8 @@ from .run import run_grid
 
 # %% auto #0
 __all__ = ['DROPPED_COLUMNS', 'EXACT_COLUMNS', 'ERROR_COLUMNS', 'record_root', 'list_records', 'machine', 'provenance',
-           'numeric_platform', 'save_record', 'load_record', 'record_grid', 'check_against_record', 'record_or_live',
-           'run_record', 'refresh_record']
+           'numeric_platform', 'save_record', 'load_record', 'record_grid', 'check_against_record', 'mark_pending',
+           'record_or_live', 'show_check', 'run_record', 'refresh_record']
 
 # %% ../../nbs/70g_record.ipynb #4b644a81
 DROPPED_COLUMNS = ("estimator", "params", "worker", "run_id", "grid")  # the grid spec says the first two; the rest are bookkeeping
@@ -225,11 +225,19 @@ def _platform_ids(prov: dict) -> dict:
     for r in prov.get("refreshed", []): ids[r["method"]] = (r.get("numeric_platform") or {}).get("id")
     return ids
 
+def _exact_everywhere(prov: dict) -> set:
+    "Methods whose rows were made by an estimator that computes its decisions in a fixed order (the same bits on every platform)."
+    return {r["method"] for r in prov.get("refreshed", []) if r.get("exact_across_platforms")}
+
+def _pending(prov: dict) -> dict:
+    "{method: note} for methods whose rows a code change made stale and whose refresh has not finished (`mark_pending`)."
+    return {p["method"]: p for p in prov.get("pending", [])}
+
 def _tolerances(both: pd.DataFrame, prov: dict, atol) -> tuple[np.ndarray, str]:
     "Per shared task: the allowed |live − record| of an error rate, and a phrase saying why."
     if atol is not None: return np.full(len(both), float(atol)), "exact" if atol == 0 else f"within atol {atol:g}"
-    here, ids = numeric_platform()["id"], _platform_ids(prov)
-    same = both["method"].map(lambda m: ids.get(m, ids[None]) == here).to_numpy(bool)
+    here, ids, everywhere = numeric_platform()["id"], _platform_ids(prov), _exact_everywhere(prov)
+    same = both["method"].map(lambda m: m in everywhere or ids.get(m, ids[None]) == here).to_numpy(bool)
     one_point = 1.0 / both["n_test"].to_numpy(float) + 1e-12   # one test point of the task (rates are k / n_test)
     tol = np.where(same, 0.0, one_point)
     how = ("exact (the record was made on this numeric platform)" if same.all() else
@@ -254,6 +262,7 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
         raise AssertionError(f"the live run shares no task with record {name!r} ({len(live)} live tasks, {len(rec)} in the record): "
                              "the live slice must use the record's datasets, methods, noise, seeds and test size.")
     tol, how = _tolerances(both, prov, atol)
+    pending = both["method"].isin(list(_pending(prov))).to_numpy(bool)   # stale rows: run live, not compared
     bad, inexact = np.zeros(len(both), dtype=bool), np.zeros(len(both), dtype=bool)
     for c in EXACT_COLUMNS:
         if c in rec.columns: bad |= (both[c] != both[f"{c}_record"]).to_numpy()
@@ -272,9 +281,12 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
             differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
             bad |= differ & ((tol == 0) | (c == "contaminated_fraction"))
             inexact |= differ
-    both["agrees"], both["exact"] = ~bad, ~(bad | inexact)
-    summary = both.groupby("method", sort=False).agg(shared=("task_id", "size"), agreeing=("agrees", "sum"), exact=("exact", "sum"))
+    bad &= ~pending
+    both["agrees"], both["exact"], both["pending"] = ~bad & ~pending, ~(bad | inexact | pending), pending
+    summary = both.groupby("method", sort=False).agg(shared=("task_id", "size"), agreeing=("agrees", "sum"),
+                                                     exact=("exact", "sum"), not_compared=("pending", "sum"))
     summary.attrs["how"] = how
+    summary.attrs["pending"] = {m: p for m, p in _pending(prov).items() if m in summary.index}
     if bad.any():
         made = f"made at commit {str(prov.get('commit'))[:10]} on {prov.get('date')}, {prov.get('machine', {}).get('cpu', '?')}"
         lines = [f"the live run disagrees with record {name!r} ({made}) on {int(bad.sum())} of {len(both)} shared tasks, compared {how}:"]
@@ -287,6 +299,26 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
             lines.append(f"    if the change is intended, refresh its rows: robust-ref record refresh {name} --method {m}")
         raise AssertionError("\n".join(lines))
     return summary
+
+def mark_pending(name: str,    # the record
+                 method: str,  # a method of its grid
+                 reason: str,  # why its rows are stale, for the pages and `robust-ref record show`
+                 root=None) -> dict:
+    """Declare a method's rows stale: a code change alters its results and the refresh has not finished. Until
+    `refresh_record` replaces them, pages show the old rows with the reason and do not compare the method's live slice."""
+    folder = _folder(name, root)
+    if method not in _grid_methods(folder):
+        raise ValueError(f"method {method!r} is not in record {name!r}{_did_you_mean(method, _grid_methods(folder))}.")
+    if not isinstance(reason, str) or not reason.strip(): raise ValueError("reason must say why the rows are stale.")
+    prov = json.loads((folder / "provenance.json").read_text())
+    note = dict(method=method, since=_git("rev-parse", "HEAD"), date=datetime.date.today().isoformat(), reason=reason.strip())
+    prov["pending"] = [p for p in prov.get("pending", []) if p["method"] != method] + [note]
+    (folder / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
+    return note
+
+def _grid_methods(folder: Path) -> list[str]:
+    "The method labels of a record folder's grid."
+    return list(_build(json.loads((folder / "grid.json").read_text())["source"], folder).methods)
 
 # %% ../../nbs/70g_record.ipynb #82ca1bff
 def record_or_live(grid: Grid,       # the record grid (its name is the record's name)
@@ -318,9 +350,23 @@ def record_or_live(grid: Grid,       # the record grid (its name is the record's
     if checked["shared"].sum() != len(live):
         raise AssertionError(f"only {int(checked['shared'].sum())} of the {len(live)} live tasks are in record {grid.name!r}.")
     display(provenance_table(prov, f"Provenance of the results of record {grid.name} ({len(rec)} tasks)"))
-    display(styled(checked, f"The live slice against the record {grid.name}: tasks shared, agreeing ({checked.attrs['how']}) and "
-                            "agreeing exactly, per method"))
+    show_check(checked, grid.name, display)
     return rec, rec, f"results of record ({rec.split.nunique()} repetitions)"
+
+def show_check(checked: pd.DataFrame,  # what `check_against_record` returned
+               name: str,              # the record
+               display=None):          # where to show it (default: the notebook's display)
+    "Show a live slice's check against a record: the per-method counts, and a warning for each method whose rows are being refreshed."
+    from IPython.display import Markdown
+    from robust_ref.statistics import styled
+    display = display or _display
+    display(styled(checked, f"The live slice against the record {name}: tasks shared, agreeing ({checked.attrs['how']}), "
+                            "agreeing exactly and not compared (stale rows being refreshed), per method"))
+    for m, p in checked.attrs.get("pending", {}).items():
+        display(Markdown(f"::: {{.callout-warning}}\n## {m}: rows of record being refreshed\n\nThe {m} rows of record "
+                         f"`{name}` were made before a change of its code that alters its results ({p['reason']}; marked "
+                         f"{p['date']}). They are shown as they were; the live slice of {m} runs but is not compared with "
+                         f"them. `robust-ref record refresh {name} --method \"{m}\"` replaces them.\n:::"))
 
 def _display(*objs):
     from IPython.display import display
@@ -343,6 +389,11 @@ def run_record(grid_file,             # the record grid's file (.toml/.yaml); th
     return folder
 
 # %% ../../nbs/70g_record.ipynb #e4059e53
+def _fixed_order(est) -> bool:
+    "True if the estimator (a pipeline's last step) declares that its results are the same bits on every platform."
+    last = est.steps[-1][1] if hasattr(est, "steps") else est
+    return bool(getattr(last, "_exact_across_platforms", False))
+
 def _method_grid(grid: Grid, method: str) -> Grid:
     "The grid restricted to one method: the same task keys, so the same task ids and seeds."
     if method not in grid.methods:
@@ -378,7 +429,9 @@ def refresh_record(name: str, method: str, *, root=None, backend: str = "joblib"
     p = provenance(wall)
     prov["refreshed"].append(dict(method=method, commit=p["commit"], dirty=p["dirty"], date=p["date"], wall_seconds=p["wall_seconds"],
                                   tasks=len(new), changed=changed, failed=int((new.status != "ok").sum()), versions=p["versions"],
-                                  numeric_platform=p["numeric_platform"]))
+                                  numeric_platform=p["numeric_platform"],
+                                  exact_across_platforms=_fixed_order(grid.methods[method].estimator)))
+    prov["pending"] = [q for q in prov.get("pending", []) if q["method"] != method]   # the stale rows are gone
     ok = int((rows.status == "ok").sum())
     prov.update(tasks=len(rows), ok=ok, failed=len(rows) - ok)
     (folder / "provenance.json").write_text(json.dumps(prov, indent=1, sort_keys=True) + "\n")
