@@ -438,13 +438,24 @@ def rows_dot(R, x):
     return out
 
 @njit(cache=True)
+def _accumulate(out, c, R):
+    "out += Σ_k c_k R_k· with k in index order (four rows per pass over `out`: the same sums, fewer loads and stores)."
+    t, m = R.shape
+    k = 0
+    while k + 4 <= t:
+        c0, c1, c2, c3 = c[k], c[k + 1], c[k + 2], c[k + 3]
+        r0, r1, r2, r3 = R[k], R[k + 1], R[k + 2], R[k + 3]
+        for j in range(m): out[j] = out[j] + c0 * r0[j] + c1 * r1[j] + c2 * r2[j] + c3 * r3[j]   # left to right
+        k += 4
+    for kk in range(k, t):
+        ck, rk = c[kk], R[kk]
+        for j in range(m): out[j] += ck * rk[j]
+
+@njit(cache=True)
 def rows_combine(c, R):
-    "c @ R = Σ_k c_k R_k· accumulated row after row (each entry summed in index order; rows with c_k = 0 skipped)."
+    "c @ R = Σ_k c_k R_k·, each entry summed over k in index order from 0."
     out = np.zeros(R.shape[1])
-    for k in range(R.shape[0]):
-        ck = c[k]
-        if ck != 0.0:
-            for j in range(R.shape[1]): out[j] += ck * R[k, j]
+    _accumulate(out, c, R)
     return out
 
 # %% ../nbs/06_lp.ipynb #f1xed004
@@ -517,8 +528,13 @@ def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, to
                 weight[i] = w
         else:
             weight[:] = 0.0
-            for k in range(t):
-                for i in range(t): weight[i] += BT[k, i] * BT[k, i]
+            k = 0
+            while k + 4 <= t:
+                b0, b1, b2, b3 = BT[k], BT[k + 1], BT[k + 2], BT[k + 3]
+                for i in range(t): weight[i] = weight[i] + b0[i] * b0[i] + b1[i] * b1[i] + b2[i] * b2[i] + b3[i] * b3[i]
+                k += 4
+            for kk in range(k, t):
+                for i in range(t): weight[i] += BT[kk, i] * BT[kk, i]
         r, best, s, bound_r = -1, -1.0, 0.0, 0.0
         for h in range(n_inf):
             i = infeasible[h]
@@ -532,9 +548,7 @@ def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, to
         if r < 0: return p, _OPTIMAL      # only NaN scores get here (a broken inverse): the certificate rejects it
         for k in range(t): row[k] = BT[k, r]   # row r of B⁻¹
         g[:] = 0.0                       # the pivot row B⁻¹_r· V on the + columns (−g on the mirrored ones)
-        for k in range(t):
-            if row[k] != 0.0:
-                for j in range(m): g[j] += row[k] * Vt[k, j]
+        _accumulate(g, row, Vt)
         # Harris pass 1: the largest step keeping every reduced cost within tol; collect the eligible columns
         harris, k_ = np.inf, 0
         for j in range(N + t):
@@ -561,9 +575,7 @@ def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, to
         if q < N:
             sign = 1.0 if q < m else -1.0
             for k in range(t): vq[k] = sign * Vt[k, q % m]
-            for k in range(t):
-                if vq[k] != 0.0:
-                    for i in range(t): col[i] += vq[k] * BT[k, i]
+            _accumulate(col, vq, BT)
         else:
             for i in range(t): col[i] = -BT[q - N, i]
         step = max(ratio_q, 0.0)
