@@ -388,8 +388,8 @@ def fit_times(data, rounds, nu, seed):
     for K in rounds:
         for master, est in (("rmboost", RMBoostClassifier(n_estimators=K, random_state=seed)),
                             ("lpboost", LPBoostClassifier(nu=nu, n_estimators=K, base_learner=tree, tol=0.0, random_state=seed))):
-            est.fit(X, y)
-            out[f"{master} {K}"] = dict(lp_s=est.lp_seconds_, learner_s=est.learner_seconds_, pivots=int(est.lp_iterations_),
+            c0 = time.process_time(); est.fit(X, y); cpu = time.process_time() - c0
+            out[f"{master} {K}"] = dict(cpu_s=cpu, lp_s=est.lp_seconds_, learner_s=est.learner_seconds_, pivots=int(est.lp_iterations_),
                                         fallbacks=int(est.lp_fallbacks_), module=sys.modules[type(est).__module__].__file__)
     return out
 
@@ -398,7 +398,8 @@ def against(rev, datasets, rounds, nu, seed, repeats):
     """The LP seconds of this tree's masters against those of commit `rev` in whole fits (each code on its own pivot
     path: a master's duals choose the next rule, so a column sequence made by one master is not neutral for the other).
     Every fit runs in a subprocess, the two trees alternated `repeats` times after one untimed pass (numba compiles and
-    caches per tree); medians, per-pivot microseconds and the ratio reference / this tree."""
+    caches per tree); medians, per-pivot microseconds and the ratio reference / this tree. The fits' CPU seconds
+    (`process_time`) are given too: on a shared machine they move less with the load than the wall seconds do."""
     import json, os, subprocess, sys, tempfile
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ref = os.path.join(tempfile.mkdtemp(prefix="bench_lp_against_"), "ref")
@@ -418,13 +419,14 @@ def against(rev, datasets, rounds, nu, seed, repeats):
             for t, root in (("ref", ref), ("this", here)):   # each tree's fits ran its own code
                 assert all(x[f]["module"].startswith(root) for x in times[t] for f in x), f"{t} did not import {root}"
             for fit in times["this"][0]:
-                med = {t: {k: np.median([x[fit][k] for x in times[t]]) for k in ("lp_s", "learner_s", "pivots")} for t in times}
+                med = {t: {k: np.median([x[fit][k] for x in times[t]]) for k in ("cpu_s", "lp_s", "learner_s", "pivots")} for t in times}
                 rows.append(dict(data=name, fit=fit, ref_lp_s=med["ref"]["lp_s"], this_lp_s=med["this"]["lp_s"],
                                  lp_speedup=med["ref"]["lp_s"] / med["this"]["lp_s"], ref_pivots=int(med["ref"]["pivots"]),
                                  this_pivots=int(med["this"]["pivots"]),
                                  ref_us_per_pivot=1e6 * med["ref"]["lp_s"] / max(med["ref"]["pivots"], 1),
                                  this_us_per_pivot=1e6 * med["this"]["lp_s"] / max(med["this"]["pivots"], 1),
-                                 this_learner_s=med["this"]["learner_s"],
+                                 this_learner_s=med["this"]["learner_s"], ref_fit_cpu_s=med["ref"]["cpu_s"],
+                                 this_fit_cpu_s=med["this"]["cpu_s"], fit_cpu_speedup=med["ref"]["cpu_s"] / med["this"]["cpu_s"],
                                  fallbacks=max(x[fit]["fallbacks"] for t in times for x in times[t])))
         return pd.DataFrame(rows)
     finally:

@@ -399,13 +399,17 @@ def optimality_certificate(c, A, row_lower, row_upper, col_lower, col_upper,  # 
 
 # %% ../nbs/06_lp.ipynb #535e17d4
 class _RowBuffer:
-    "Rows of width `n` appended one round at a time: a buffer grown by doubling, so a round copies no old rows."
-    def __init__(self, n: int): self.buf, self.size = np.empty((16, n)), 0
+    """Rows of width `n` appended one round at a time: a buffer grown by doubling, so a round copies no old rows. Held
+    in float32 while every value is exactly a float32 (±1 rules are): half the memory for the passes that read it, and
+    the same products, since each value is widened to float64 unchanged before it is multiplied."""
+    def __init__(self, n: int): self.buf, self.size = np.empty((16, n), np.float32), 0
 
     @property
     def rows(self) -> np.ndarray: return self.buf[:self.size]   # C-contiguous view
 
     def append(self, R):   # (k, n)
+        R = np.asarray(R, dtype=np.float64)
+        if self.buf.dtype == np.float32 and not np.array_equal(R.astype(np.float32), R): self.buf = self.buf.astype(np.float64)
         k = R.shape[0]
         while self.size + k > self.buf.shape[0]: self.buf = np.concatenate([self.buf, np.empty_like(self.buf)])
         self.buf[self.size:self.size + k] = R; self.size += k
