@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import warnings
@@ -30,6 +31,12 @@ def _n_jobs(text: str) -> int:
     try: v = int(text)
     except ValueError: raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
     if v < 1 and v != -1: raise argparse.ArgumentTypeError(f"must be -1 (all cores) or a number of processes >= 1; got {v}")
+    return v
+
+def _wait(text: str) -> float:
+    try: v = float(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not v >= 0: raise argparse.ArgumentTypeError("must be >= 0 seconds")
     return v
 
 def _seconds(text: str) -> float:
@@ -64,7 +71,8 @@ def _cmd_run(args) -> int:
     out = Path(args.out) if args.out else Path("results") / Path(args.grid_file).stem
     kw = dict(backend="dask", client=args.dask, timeout=args.timeout) if args.dask else \
          dict(backend="serial") if args.n_jobs == 1 else dict(backend="joblib", n_jobs=args.n_jobs)
-    df = run_grid(grid, out, force=args.force, merge=args.merge, retry_failed=args.retry_failed, progress=not args.quiet, **kw)
+    df = run_grid(grid, out, force=args.force, merge=args.merge, retry_failed=args.retry_failed, progress=not args.quiet,
+                  wait=args.wait, **kw)
     n_bad, a = int((df.status != "ok").sum()), df.attrs
     print(error_table(df).to_string())
     moved = f"; {a['quarantined']} damaged line(s) quarantined" if a["quarantined"] else ""
@@ -232,6 +240,7 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
 
 examples: robust-ref example-grid {examples} > grid.toml
 A re-run of the same grid into the same folder runs only the missing tasks ("N new, M already done").
+One run writes a folder at a time: a second is refused (exit 2) naming the run that holds it, or waits with --wait.
 Exit codes: 0 all tasks ok, 1 some tasks failed (see robust-ref report), 2 bad input."""
 
 def _parser() -> _Parser:
@@ -258,6 +267,9 @@ def _parser() -> _Parser:
     how.add_argument("--force", action="store_true", help="discard DIR's results if they belong to another grid, and start over")
     how.add_argument("--merge", action="store_true", help="keep another grid's results in DIR next to this grid's")
     r.add_argument("--retry-failed", action="store_true", help="re-run tasks recorded as failed")
+    r.add_argument("--wait", type=_wait, nargs="?", const=math.inf, default=0.0, metavar="S",
+                   help="if another run is writing DIR, wait for it to end (at most S seconds; no S: no limit) instead of "
+                        "refusing at once")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
     rep = sub.add_parser("report", help="write tables and plots of a results folder")
@@ -306,5 +318,9 @@ def main(argv=None, # arguments (default sys.argv[1:])
         try: return args.func(args)
         except (ValueError, TypeError, FileNotFoundError, FileExistsError, ConnectionError, ImportError, OSError) as e:
             return _fail(e)
+        except RuntimeError as e:   # a results folder another run is writing: bad timing, not a bug
+            from robust_ref.experiments.store import FolderLockedError
+            if isinstance(e, FolderLockedError): return _fail(e)
+            raise
         except KeyboardInterrupt:
             return _fail("interrupted; finished tasks are kept, run the same command again to resume")

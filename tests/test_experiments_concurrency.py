@@ -1,0 +1,144 @@
+"""A results folder under concurrent writers: one writer at a time, atomic grid.json, no stale lock."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import robust_ref.experiments as E
+from robust_ref.experiments import store as STORE
+
+ROOT = str(Path(E.__file__).resolve().parents[2])
+ENV = dict(os.environ, PYTHONPATH=ROOT)
+CLI = [sys.executable, "-c", "import sys; from robust_ref.cli import main; sys.exit(main())"]
+
+# 120 tasks of about 50 ms: a run lasts several seconds, far longer than the two processes' start-up skew
+SLOW = 'datasets = ["heart"]\nrates = [0.0, 0.1, 0.2]\nseeds = 40\n[methods.adaboost]\nn_estimators = 200\n'
+
+
+def _start(*argv):
+    return subprocess.Popen(CLI + list(argv), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _log_rows(folder):
+    return [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines() if line.strip()]
+
+
+def test_two_runs_of_one_grid_on_one_folder(tmp_path):
+    "Two `robust-ref run` at once on one folder: one runs every task once, the other is refused in one line; --wait queues."
+    (tmp_path / "g.toml").write_text(SLOW)
+    out = tmp_path / "D"
+    t0 = time.monotonic()
+    a, b = (_start("run", str(tmp_path / "g.toml"), "--out", str(out), "--n-jobs", "1", "--quiet") for _ in range(2))
+    (a_out, a_err), (b_out, b_err) = a.communicate(timeout=600), b.communicate(timeout=600)
+    codes = sorted([a.returncode, b.returncode])
+    assert codes == [0, 2], (a.returncode, a_err, b.returncode, b_err)
+    winner, loser_err = (a, b_err) if a.returncode == 0 else (b, a_err)
+    assert loser_err.count("\n") == 1 and loser_err.startswith("robust-ref: error: results folder "), loser_err
+    assert f"{out} is being written by another run (pid {winner.pid} on host " in loser_err and "--wait" in loser_err
+    rows = _log_rows(out)
+    ids = [r["task_id"] for r in rows]
+    assert len(rows) == 120 and len(set(ids)) == 120          # every task once: no duplicate rows
+    meta = json.loads((out / "grid.json").read_text())        # intact JSON
+    assert len(meta["runs"]) == 1 and meta["runs"][0]["done"] == 120
+    assert E.ResultStore(out).wall_seconds() == meta["runs"][0]["seconds"] > 0
+    assert (out / STORE.LOCK_FILE).read_text() == ""          # released
+    assert not [p.name for p in out.iterdir() if p.name.endswith(".tmp")]
+    print(f"two writers: {time.monotonic() - t0:.1f} s wall, {len(rows)} rows, run {meta['runs'][0]['seconds']} s")
+
+    # a third run, with --wait, once they are done: nothing to wait for, nothing to run
+    c = _start("run", str(tmp_path / "g.toml"), "--out", str(out), "--n-jobs", "1", "--quiet", "--wait", "120")
+    _, c_err = c.communicate(timeout=600)
+    assert c.returncode == 0 and "0 new, 120 already done" in c_err, c_err
+    assert len(_log_rows(out)) == 120
+
+
+def test_a_waiting_run_starts_when_the_holder_ends(tmp_path):
+    "A run with wait= queues behind the holder (here a store held by this test), then finds the holder's rows done."
+    grid = E.Grid(["heart"], ["tree"], rates=[0.0, 0.2], seeds=2, name="q")
+    out = tmp_path / "D"
+    E.run_grid(grid, out, backend="serial", progress=False)
+    store = E.ResultStore(out, grid)
+    script = ("import sys, time, robust_ref.experiments as E\n"
+              "g = E.Grid(['heart'], ['tree'], rates=[0.0, 0.2], seeds=2, name='q')\n"
+              "t = time.monotonic(); df = E.run_grid(g, sys.argv[1], backend='serial', progress=False, wait=float(sys.argv[2]))\n"
+              "print(df.attrs['new'], df.attrs['already_done'], round(time.monotonic() - t, 1))\n")
+    refused = subprocess.run([sys.executable, "-c", script, str(out), "0"], env=ENV, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 1 and f"FolderLockedError: results folder {out} is being written by another run (pid {os.getpid()}" in refused.stderr
+    waiting = subprocess.Popen([sys.executable, "-c", script, str(out), "60"], env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    time.sleep(8)                                             # it has imported and is polling the lock by now
+    assert waiting.poll() is None
+    store.close()
+    o, e = waiting.communicate(timeout=300)
+    new, done, seconds = o.split()
+    assert waiting.returncode == 0 and (new, done) == ("0", "4") and float(seconds) > 1, (o, e)
+
+
+def test_two_grids_at_once_on_a_new_folder(tmp_path):
+    "Two different grids into one new folder at once: one runs, the other is refused (lock); later, refused (other grid)."
+    (tmp_path / "a.toml").write_text(SLOW)
+    (tmp_path / "b.toml").write_text(SLOW.replace("seeds = 40", "seeds = 39"))
+    out = tmp_path / "D"
+    a, b = (_start("run", str(tmp_path / f"{n}.toml"), "--out", str(out), "--n-jobs", "1", "--quiet") for n in "ab")
+    (_, a_err), (_, b_err) = a.communicate(timeout=600), b.communicate(timeout=600)
+    assert sorted([a.returncode, b.returncode]) == [0, 2], (a_err, b_err)
+    won, lost = ("a", "b") if a.returncode == 0 else ("b", "a")
+    assert "is being written by another run" in (b_err if won == "a" else a_err)
+    meta = json.loads((out / "grid.json").read_text())
+    fp = E.read_grid(tmp_path / f"{won}.toml").fingerprint()
+    assert list(meta["grids"]) == [fp] and {r["grid"] for r in _log_rows(out)} == {fp}
+    assert len(E.load_results(out)) == len(_log_rows(out)) == (120 if won == "a" else 117)   # nothing refused at load
+    late = subprocess.run(CLI + ["run", str(tmp_path / f"{lost}.toml"), "--out", str(out), "--quiet"], env=ENV,
+                          capture_output=True, text=True, timeout=300)
+    assert late.returncode == 2 and late.stderr.count("\n") == 1 and "holds results of a different grid" in late.stderr
+
+
+KILL_SCRIPT = """
+import sys, time
+from sklearn.tree import DecisionTreeClassifier
+import robust_ref.experiments as E
+
+class SlowTree(DecisionTreeClassifier):
+    def fit(self, X, y, **kw):
+        time.sleep(float(sys.argv[2]))
+        return super().fit(X, y, **kw)
+
+grid = E.Grid(["heart"], [("slow", SlowTree(max_depth=3))], noise=["uniform"], rates=[0.0, 0.2], seeds=6, name="kill")
+df = E.run_grid(grid, sys.argv[1], backend="serial", progress=False)
+print(df.attrs["new"], df.attrs["already_done"])
+"""
+
+
+def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
+    "SIGKILL frees the lock (the kernel releases a flock): the next run takes the folder at once and says whose run ended."
+    script = tmp_path / "kill.py"; script.write_text(KILL_SCRIPT)
+    out = tmp_path / "D"
+    proc = subprocess.Popen([sys.executable, str(script), str(out), "0.4"], env=ENV, stderr=subprocess.PIPE)
+    t0 = time.time()
+    while (not (out / "results.jsonl").is_file() or len(_log_rows(out)) < 2) and time.time() - t0 < 120: time.sleep(0.05)
+    holder = json.loads((out / STORE.LOCK_FILE).read_text())
+    assert holder["pid"] == proc.pid
+    proc.send_signal(signal.SIGKILL); proc.communicate()
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, str(script), str(out), "0"], env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"its last writer (pid {proc.pid} on host {holder['host']}" in r.stderr and "ended without releasing it" in r.stderr
+    new, done = map(int, r.stdout.split())
+    assert new + done == 12 and done >= 2
+    rows = E.load_results(out)
+    assert len(rows) == 12 and rows.task_id.is_unique
+
+
+def test_temporary_files_are_unique_per_writer(tmp_path, monkeypatch):
+    "grid.json is replaced through a temporary file of the writer's own, never a shared name such as grid.tmp."
+    grid = E.Grid(["heart"], ["tree"], rates=[0.0], seeds=1, name="t")
+    made = []
+    real = STORE.tempfile.mkstemp
+    monkeypatch.setattr(STORE.tempfile, "mkstemp", lambda **kw: made.append(real(**kw)) or made[-1])
+    with E.ResultStore(tmp_path / "a", grid) as s1: s1.finish_run(s1.start_run(), 1.0, 0)
+    names = [Path(p).name for _, p in made]
+    assert len(names) == len(set(names)) == 3 and all(n.startswith(".grid.json.") and n.endswith(".tmp") for n in names)
+    assert not (tmp_path / "a" / "grid.tmp").exists() and oct((tmp_path / "a" / "grid.json").stat().st_mode & 0o777) != "0o600"
