@@ -753,7 +753,7 @@ def test_max_train_and_generated_datasets_in_a_grid_file(tmp_path):
     with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*did you mean 'long_servedio'"):
         E.read_grid(f)
     f.write_text('methods = ["tree"]\n[datasets.ls]\ngenerator = "long_servedio"\nn = 30\nm = 3\n')
-    with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*unexpected keyword argument 'm'; its parameters: n, random_state, version, gamma"):
+    with pytest.raises(ValueError, match=r"g.toml:5: key 'm' of dataset 'ls'.*unexpected keyword argument 'm'; its parameters: n, random_state, version, gamma"):
         E.read_grid(f)
     f.write_text('methods = ["tree"]\n[datasets.lss]\n')
     with pytest.raises(ValueError, match=r"g.toml:2: key 'lss'.*generator = one of long_servedio"):

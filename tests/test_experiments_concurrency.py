@@ -1,4 +1,4 @@
-"""A results folder under concurrent writers: one writer at a time, atomic grid.json, no stale lock."""
+"""A results folder under concurrent writers, and grids sized and checked before they run."""
 import json
 import os
 import signal
@@ -7,8 +7,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import robust_ref.experiments as E
-from robust_ref.experiments import store as STORE
+from robust_ref.experiments import grid as G, store as STORE
 
 ROOT = str(Path(E.__file__).resolve().parents[2])
 ENV = dict(os.environ, PYTHONPATH=ROOT)
@@ -142,3 +144,61 @@ def test_temporary_files_are_unique_per_writer(tmp_path, monkeypatch):
     names = [Path(p).name for _, p in made]
     assert len(names) == len(set(names)) == 3 and all(n.startswith(".grid.json.") and n.endswith(".tmp") for n in names)
     assert not (tmp_path / "a" / "grid.tmp").exists() and oct((tmp_path / "a" / "grid.json").stat().st_mode & 0o777) != "0o600"
+
+
+# ---------------------------------------------------------------- grids sized and checked when built or read
+
+def test_a_huge_grid_is_refused_before_it_is_expanded(tmp_path):
+    t0 = time.monotonic()
+    with pytest.raises(ValueError, match=r"seeds = 1,000,000,000 asks for more repetitions .*MAX_TASKS = 1,000,000"):
+        E.Grid(["heart"], ["adaboost"], seeds=10**9)
+    with pytest.raises(ValueError, match=r"has 2,400,000 tasks \(2 datasets × 1 methods × 600000 seeds × 1 splits × 2 noise cells\), more than MAX_TASKS"):
+        E.Grid(["heart", "sonar"], ["adaboost"], rates=[0.1, 0.2], seeds=600_000)
+    (tmp_path / "g.toml").write_text('datasets = ["heart"]\nmethods = ["adaboost"]\nseeds = 1000000000\n')
+    with pytest.raises(ValueError, match=r"g.toml:3: key 'seeds': seeds = 1,000,000,000"):
+        E.read_grid(tmp_path / "g.toml")
+    assert time.monotonic() - t0 < 10
+    r = subprocess.run(CLI + ["run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "D")], env=ENV,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "MAX_TASKS" in r.stderr and not (tmp_path / "D").exists()
+
+
+def test_len_counts_without_expanding(monkeypatch):
+    g = E.Grid(["heart", "sonar"], ["adaboost", "tree"], noise=["uniform", "adversarial"], rates=[0.0, 0.1, 0.2], seeds=3, splits=2)
+    assert len(g) == len(g.tasks()) == 2 * 2 * 3 * 2 * (2 * 2 + 1)
+    assert [t.index for t in g.iter_tasks()] == list(range(len(g)))
+    big = E.Grid(["heart"], ["adaboost"], rates=[0.0, 0.1], noise=["uniform", "one_sided"], seeds=300_000)
+    monkeypatch.setattr(G, "Task", None)                    # making a task would fail: len and repr make none
+    t0 = time.monotonic()
+    assert len(big) == 900_000 and "= 900000 tasks" in repr(big) and time.monotonic() - t0 < 1
+
+
+def test_repeated_seeds_are_an_error_naming_seeds(tmp_path):
+    with pytest.raises(ValueError, match=r"seeds lists 1 twice"):
+        E.Grid(["heart"], ["adaboost"], seeds=[1, 1])
+    (tmp_path / "g.toml").write_text('datasets = ["heart"]\nmethods = ["adaboost"]\nseeds = [0, 1, 1]\n')
+    with pytest.raises(ValueError, match=r"g.toml:3: key 'seeds': seeds lists 1 twice"):
+        E.read_grid(tmp_path / "g.toml")
+
+
+@pytest.mark.parametrize("body, match", [
+    ('[datasets.ls]\ngenerator = "long_servedio"\nn = -5\n', r"g.toml:4: key 'n' of dataset 'ls': generator 'long_servedio': n must be an int >= 2"),
+    ('[datasets.ls]\ngenerator = "long_servedio"\nn = 100\nversion = "3d"\n', r"g.toml:5: key 'version' of dataset 'ls': .*version must be '21'"),
+    ('[datasets.mc]\ngenerator = "make_classification"\nn = 100\nn_informative = 40\n', r"g.toml:2: key 'mc': generator 'make_classification': Number of informative"),
+    ('[datasets.ex]\ngenerator = "expression_surrogate"\nn = 100\n', r"g.toml:4: key 'n' of dataset 'ex': .*n_positive must be in \(0, n=100\)"),
+    ('[datasets.gm]\ngenerator = "gauss_mixture"\nn = 50\nprior = 1.5\n', r"g.toml:5: key 'prior' of dataset 'gm': .*prior must lie in \(0, 1\)"),
+    ('[datasets.dr]\ngenerator = "long_servedio"\nn_train = 50\nn_test = 50\ngamma = 0.3\nversion = "2d"\n', r"g.toml:6: key 'gamma' of dataset 'dr'"),
+    ('[datasets.f]\nfile = "nope.csv"\n', r"g.toml:2: key 'f': file 'nope.csv' does not exist \(a relative path is read from the folder the run starts in"),
+])
+def test_dataset_tables_are_checked_when_the_file_is_read(tmp_path, body, match):
+    f = tmp_path / "g.toml"
+    f.write_text('methods = ["tree"]\n' + body)
+    with pytest.raises(ValueError, match=match):
+        E.read_grid(f)
+
+
+def test_generated_datasets_are_checked_in_python_too():
+    with pytest.raises(ValueError, match="generator 'long_servedio': n must be an int >= 2"):
+        E.generated_dataset("long_servedio", n=-5)
+    with pytest.raises(ValueError, match="generator 'long_servedio': version must be '21'"):
+        E.drawn_dataset("long_servedio", n_train=50, n_test=50, version="3d")
