@@ -1,4 +1,4 @@
-"""A results folder under concurrent writers, and grids sized and checked before they run."""
+"""A results folder under concurrent writers, grids sized and checked before they run, rows checked by their values."""
 import json
 import os
 import signal
@@ -202,3 +202,43 @@ def test_generated_datasets_are_checked_in_python_too():
         E.generated_dataset("long_servedio", n=-5)
     with pytest.raises(ValueError, match="generator 'long_servedio': version must be '21'"):
         E.drawn_dataset("long_servedio", n_train=50, n_test=50, version="3d")
+
+
+# ---------------------------------------------------------------- rows checked by their values
+
+def _folder_with_rows(tmp_path):
+    grid = E.Grid(["heart"], ["tree"], rates=[0.0, 0.2], seeds=2, name="v")
+    out = tmp_path / "D"
+    E.run_grid(grid, out, backend="serial", progress=False)
+    return grid, out, _log_rows(out)
+
+
+@pytest.mark.parametrize("change, reason", [
+    (dict(test_error="abc"), "test_error is 'abc', not a number"),
+    (dict(test_error=1.5), "test_error is 1.5, outside [0, 1]"),
+    (dict(fit_seconds=-2.0), "fit_seconds is -2.0, outside [0, inf]"),
+    (dict(seed="0"), "seed is '0', not an int >= 0"),
+    (dict(task_id="0123456789abcdef"), "task id 0123456789abcdef is not a task of this grid"),
+])
+def test_a_row_with_impossible_values_is_quarantined(tmp_path, change, reason):
+    grid, out, rows = _folder_with_rows(tmp_path)
+    bad = dict(rows[0], **change)
+    with open(out / "results.jsonl", "a") as f: f.write(json.dumps(bad) + "\n")
+    if "task_id" not in change:   # readers can tell a bad value without the grid; a foreign task id needs the grid
+        with pytest.warns(RuntimeWarning, match=f"1 damaged line\\(s\\) left out \\(line 5: {reason[:20]}"):
+            assert len(E.load_results(out)) == 4
+    with pytest.warns(RuntimeWarning, match=r"1 damaged line\(s\) moved to"):
+        df = E.run_grid(grid, out, backend="serial", progress=False)
+    assert len(df) == 4 and df.attrs["quarantined"] == 1 and df.attrs["new"] == 0
+    q = json.loads((out / "results.quarantine.jsonl").read_text())
+    assert q["reason"] == reason and q["line"] == 5
+    assert len(E.load_results(out)) == 4 and E.error_table(E.load_results(out)).shape[0] >= 1
+
+
+def test_report_works_after_a_text_error_rate_in_the_log(tmp_path, capsys):
+    "A row with test_error 'abc' no longer breaks `report` with pandas' 'agg function failed'."
+    from robust_ref import cli
+    _, out, rows = _folder_with_rows(tmp_path)
+    with open(out / "results.jsonl", "a") as f: f.write(json.dumps(dict(rows[0], test_error="abc")) + "\n")
+    assert cli.main(["report", str(out)]) == 0
+    assert "damaged line(s) left out (line 5: test_error is 'abc', not a number)" in capsys.readouterr().err
