@@ -39,6 +39,16 @@ def _wait(text: str) -> float:
     if not v >= 0: raise argparse.ArgumentTypeError("must be >= 0 seconds")
     return v
 
+def _address(text: str) -> str:
+    if not text.strip(): raise argparse.ArgumentTypeError("needs a Dask scheduler address such as tcp://127.0.0.1:8786; got an empty one")
+    return text.strip()
+
+def _read_json(path: Path, what: str):
+    "A JSON file's contents; a damaged one is a one-line error naming the file."
+    try: return json.loads(Path(path).read_text())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path} is not a readable {what} (damaged JSON: {e}); restore it (e.g. git checkout -- {path}).") from None
+
 def _seconds(text: str) -> float:
     try: v = float(text)
     except ValueError: raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
@@ -92,9 +102,11 @@ def _cmd_record_show(args) -> int:
         if not names: print(f"no records in {record_root(args.root)}"); return 0
         print(f"{'record':<28} {'tasks':>7} {'failed':>6}  {'commit':<10}  date")
         for name in names:
-            p = json.loads((record_root(args.root) / name / "provenance.json").read_text())
+            p = _read_json(record_root(args.root) / name / "provenance.json", "record provenance")
             print(f"{name:<28} {p.get('tasks', 0):>7} {p.get('failed', 0):>6}  {str(p.get('commit'))[:10]:<10}  {p.get('date')}")
         return 0
+    if (record_root(args.root) / args.name / "provenance.json").is_file():   # damaged: say which file
+        _read_json(record_root(args.root) / args.name / "provenance.json", "record provenance")
     df, prov = load_record(args.name, args.root)
     m = prov.get("machine", {})
     print(f"record {args.name}: grid {prov.get('grid')!r}, {prov.get('tasks')} tasks ({prov.get('failed')} failed), "
@@ -157,14 +169,14 @@ def _title(nb: Path) -> str:
 
 def _parameters_source(nb: Path) -> str | None:
     "Source of the notebook's cell tagged `parameters` (None if there is none)."
-    for c in json.loads(nb.read_text()).get("cells", []):
+    for c in _read_json(nb, "notebook").get("cells", []):
         if "parameters" in c.get("metadata", {}).get("tags", []): return "".join(c.get("source", ""))
     return None
 
 def _verdict(executed: Path) -> str | None:
     "The last output line of an executed notebook that starts with `verdict:` (without the prefix)."
     found = None
-    for c in json.loads(executed.read_text()).get("cells", []):
+    for c in _read_json(executed, "notebook").get("cells", []):
         for o in c.get("outputs", []):
             text = o.get("text", "") if o.get("output_type") == "stream" else o.get("data", {}).get("text/plain", "")
             for line in ("".join(text) if isinstance(text, list) else text).splitlines():
@@ -260,7 +272,7 @@ def _parser() -> _Parser:
                        epilog=GRID_HELP.format(noise=", ".join(NOISE), examples="|".join(example_grids()), generators=", ".join(GENERATORS)))
     r.add_argument("grid_file", metavar="GRID_FILE", help="a .toml or .yaml grid file (format below)")
     r.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="N", help="local processes (-1: all cores; 1: serial)")
-    r.add_argument("--dask", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
+    r.add_argument("--dask", type=_address, metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
     r.add_argument("--timeout", type=_seconds, default=10.0, metavar="S", help="seconds to wait for the Dask scheduler (default 10)")
     r.add_argument("--out", metavar="DIR", help="results folder (default results/<grid file name>)")
     how = r.add_mutually_exclusive_group()
@@ -312,7 +324,12 @@ def _parser() -> _Parser:
 def main(argv=None, # arguments (default sys.argv[1:])
         ) -> int:
     "Entry point of the `robust-ref` console script; returns the exit code (0 ok, 1 tasks or a notebook failed, 2 bad input)."
-    args = _parser().parse_args(argv)
+    argv, parser = list(sys.argv[1:] if argv is None else argv), _parser()
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):   # argparse would only say COMMAND is missing
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+        return _fail(f"unknown option {argv[0]}: the command comes first, then its options (robust-ref COMMAND [options]; "
+                     f"commands: {', '.join(commands)}); see robust-ref --help")
+    args = parser.parse_args(argv)
     with warnings.catch_warnings():   # the store's warnings (a quarantined line) as one line each, not a source excerpt
         warnings.showwarning = lambda message, *a, **k: print(f"robust-ref: warning: {message}", file=sys.stderr)
         try: return args.func(args)

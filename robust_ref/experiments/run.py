@@ -285,18 +285,24 @@ def _run_into(grid, tasks, store, backend, n_jobs, client, own, threads, retry_f
         from tqdm import tqdm
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=grid.name, unit="task",
                    disable=not progress, dynamic_ncols=True)
-        t0 = time.perf_counter()
+        t0, failed = time.perf_counter(), False
         try:
             for row in stream:
                 row.update(run_id=run_id, grid=fp)
                 rows.append(row)
                 if store: store.append(row)
                 bar.update()
+        except BaseException:
+            failed = True
+            raise
         finally:
             bar.close()
             if hasattr(stream, "close"): stream.close()
             if own: client.close()
-            if store: store.finish_run(run_id, time.perf_counter() - t0, len(rows)); store.consolidate()
+            if store:
+                try: store.finish_run(run_id, time.perf_counter() - t0, len(rows)); store.consolidate()
+                except OSError:
+                    if not failed: raise   # else the first error (a full disk's, at the append) is the one to report
     all_rows = (store.rows() if store else rows)
     df = _frame(all_rows, order=[t.task_id for t in tasks])
     df.attrs.update(new=len(todo), already_done=len(tasks) - len(todo), wall_seconds=time.perf_counter() - start,

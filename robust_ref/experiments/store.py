@@ -382,9 +382,12 @@ def done(self: ResultStore, retry_failed: bool = False) -> set[str]:
 def append(self: ResultStore, row: dict):
     "Append one row (stamped with the grid's fingerprint) and flush it to the OS at once."
     self._writable()
-    with open(self.log, "a") as f:
-        f.write(json.dumps({**row, "grid": self.fingerprint}) + "\n")
-        f.flush()
+    try:
+        with open(self.log, "a") as f:
+            f.write(json.dumps({**row, "grid": self.fingerprint}) + "\n")
+            f.flush()
+    except OSError as e:   # a full disk, a folder made read-only: say which file
+        raise OSError(e.errno, f"could not append a row to {self.log}: {e.strerror or e}") from e
 
 # %% ../../nbs/70c_store.ipynb #26464089
 def _frame(rows: list[dict], order=None) -> pd.DataFrame:
@@ -413,10 +416,11 @@ def frame(self: ResultStore) -> pd.DataFrame:
 def consolidate(self: ResultStore) -> Path:
     "Write the table as Parquet (CSV without pyarrow); returns the file."
     df = self.frame()
-    if _has_pyarrow():
-        out = self.path / "results.parquet"; df.to_parquet(out, index=False)
-    else:
-        out = self.path / "results.csv"; df.to_csv(out, index=False)
+    out = self.path / ("results.parquet" if _has_pyarrow() else "results.csv")
+    try: df.to_parquet(out, index=False) if out.suffix == ".parquet" else df.to_csv(out, index=False)
+    except Exception as e:   # pyarrow's own errors name no file
+        raise OSError(f"could not write {out} ({type(e).__name__}: {e}); the rows are safe in {self.log.name}, and the "
+                      "next run writes the table again.") from e
     return out
 
 # %% ../../nbs/70c_store.ipynb #3c56ebcf
