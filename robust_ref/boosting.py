@@ -260,6 +260,10 @@ BoostingClassifier.__doc__ = f"{BoostingClassifier.__doc__}\n\n    {ENGINE_ATTRI
 # %% ../nbs/05_boosting.ipynb #ae4c5b42
 @patch
 def _fit(self: BoostingClassifier, X, y, w0):
+    if type(self)._make_strategy is BoostingClassifier._make_strategy or not hasattr(self, "n_estimators"):
+        raise TypeError(f"{type(self).__name__} is the boosting engine, not a classifier: fit one built on it (e.g. "
+                        "MarginBoostClassifier, or AdaBoostClassifier in robust_ref.baselines), or subclass it with an "
+                        "n_estimators parameter and a _make_strategy() method.")
     n_rounds = int(self.n_estimators)                  # validated by the declared `_parameter_constraints`
     lr = float(getattr(self, "learning_rate", 1.0))
     keep = w0 > 0                                     # zero weight ≡ sample left out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import warnings
@@ -31,6 +32,22 @@ def _n_jobs(text: str) -> int:
     except ValueError: raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
     if v < 1 and v != -1: raise argparse.ArgumentTypeError(f"must be -1 (all cores) or a number of processes >= 1; got {v}")
     return v
+
+def _wait(text: str) -> float:
+    try: v = float(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not v >= 0: raise argparse.ArgumentTypeError("must be >= 0 seconds")
+    return v
+
+def _address(text: str) -> str:
+    if not text.strip(): raise argparse.ArgumentTypeError("needs a Dask scheduler address such as tcp://127.0.0.1:8786; got an empty one")
+    return text.strip()
+
+def _read_json(path: Path, what: str):
+    "A JSON file's contents; a damaged one is a one-line error naming the file."
+    try: return json.loads(Path(path).read_text())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"{path} is not a readable {what} (damaged JSON: {e}); restore it (e.g. git checkout -- {path}).") from None
 
 def _seconds(text: str) -> float:
     try: v = float(text)
@@ -64,7 +81,8 @@ def _cmd_run(args) -> int:
     out = Path(args.out) if args.out else Path("results") / Path(args.grid_file).stem
     kw = dict(backend="dask", client=args.dask, timeout=args.timeout) if args.dask else \
          dict(backend="serial") if args.n_jobs == 1 else dict(backend="joblib", n_jobs=args.n_jobs)
-    df = run_grid(grid, out, force=args.force, merge=args.merge, retry_failed=args.retry_failed, progress=not args.quiet, **kw)
+    df = run_grid(grid, out, force=args.force, merge=args.merge, retry_failed=args.retry_failed, progress=not args.quiet,
+                  wait=args.wait, **kw)
     n_bad, a = int((df.status != "ok").sum()), df.attrs
     print(error_table(df).to_string())
     moved = f"; {a['quarantined']} damaged line(s) quarantined" if a["quarantined"] else ""
@@ -84,9 +102,11 @@ def _cmd_record_show(args) -> int:
         if not names: print(f"no records in {record_root(args.root)}"); return 0
         print(f"{'record':<28} {'tasks':>7} {'failed':>6}  {'commit':<10}  date")
         for name in names:
-            p = json.loads((record_root(args.root) / name / "provenance.json").read_text())
+            p = _read_json(record_root(args.root) / name / "provenance.json", "record provenance")
             print(f"{name:<28} {p.get('tasks', 0):>7} {p.get('failed', 0):>6}  {str(p.get('commit'))[:10]:<10}  {p.get('date')}")
         return 0
+    if (record_root(args.root) / args.name / "provenance.json").is_file():   # damaged: say which file
+        _read_json(record_root(args.root) / args.name / "provenance.json", "record provenance")
     df, prov = load_record(args.name, args.root)
     m = prov.get("machine", {})
     print(f"record {args.name}: grid {prov.get('grid')!r}, {prov.get('tasks')} tasks ({prov.get('failed')} failed), "
@@ -149,14 +169,14 @@ def _title(nb: Path) -> str:
 
 def _parameters_source(nb: Path) -> str | None:
     "Source of the notebook's cell tagged `parameters` (None if there is none)."
-    for c in json.loads(nb.read_text()).get("cells", []):
+    for c in _read_json(nb, "notebook").get("cells", []):
         if "parameters" in c.get("metadata", {}).get("tags", []): return "".join(c.get("source", ""))
     return None
 
 def _verdict(executed: Path) -> str | None:
     "The last output line of an executed notebook that starts with `verdict:` (without the prefix)."
     found = None
-    for c in json.loads(executed.read_text()).get("cells", []):
+    for c in _read_json(executed, "notebook").get("cells", []):
         for o in c.get("outputs", []):
             text = o.get("text", "") if o.get("output_type") == "stream" else o.get("data", {}).get("text/plain", "")
             for line in ("".join(text) if isinstance(text, list) else text).splitlines():
@@ -232,6 +252,7 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
 
 examples: robust-ref example-grid {examples} > grid.toml
 A re-run of the same grid into the same folder runs only the missing tasks ("N new, M already done").
+One run writes a folder at a time: a second is refused (exit 2) naming the run that holds it, or waits with --wait.
 Exit codes: 0 all tasks ok, 1 some tasks failed (see robust-ref report), 2 bad input."""
 
 def _parser() -> _Parser:
@@ -251,13 +272,16 @@ def _parser() -> _Parser:
                        epilog=GRID_HELP.format(noise=", ".join(NOISE), examples="|".join(example_grids()), generators=", ".join(GENERATORS)))
     r.add_argument("grid_file", metavar="GRID_FILE", help="a .toml or .yaml grid file (format below)")
     r.add_argument("--n-jobs", type=_n_jobs, default=-1, metavar="N", help="local processes (-1: all cores; 1: serial)")
-    r.add_argument("--dask", metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
+    r.add_argument("--dask", type=_address, metavar="ADDRESS", help="run on the Dask scheduler at ADDRESS, e.g. tcp://host:8786")
     r.add_argument("--timeout", type=_seconds, default=10.0, metavar="S", help="seconds to wait for the Dask scheduler (default 10)")
     r.add_argument("--out", metavar="DIR", help="results folder (default results/<grid file name>)")
     how = r.add_mutually_exclusive_group()
     how.add_argument("--force", action="store_true", help="discard DIR's results if they belong to another grid, and start over")
     how.add_argument("--merge", action="store_true", help="keep another grid's results in DIR next to this grid's")
     r.add_argument("--retry-failed", action="store_true", help="re-run tasks recorded as failed")
+    r.add_argument("--wait", type=_wait, nargs="?", const=math.inf, default=0.0, metavar="S",
+                   help="if another run is writing DIR, wait for it to end (at most S seconds; no S: no limit) instead of "
+                        "refusing at once")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
     rep = sub.add_parser("report", help="write tables and plots of a results folder")
@@ -300,11 +324,20 @@ def _parser() -> _Parser:
 def main(argv=None, # arguments (default sys.argv[1:])
         ) -> int:
     "Entry point of the `robust-ref` console script; returns the exit code (0 ok, 1 tasks or a notebook failed, 2 bad input)."
-    args = _parser().parse_args(argv)
+    argv, parser = list(sys.argv[1:] if argv is None else argv), _parser()
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):   # argparse would only say COMMAND is missing
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+        return _fail(f"unknown option {argv[0]}: the command comes first, then its options (robust-ref COMMAND [options]; "
+                     f"commands: {', '.join(commands)}); see robust-ref --help")
+    args = parser.parse_args(argv)
     with warnings.catch_warnings():   # the store's warnings (a quarantined line) as one line each, not a source excerpt
         warnings.showwarning = lambda message, *a, **k: print(f"robust-ref: warning: {message}", file=sys.stderr)
         try: return args.func(args)
         except (ValueError, TypeError, FileNotFoundError, FileExistsError, ConnectionError, ImportError, OSError) as e:
             return _fail(e)
+        except RuntimeError as e:   # a results folder another run is writing: bad timing, not a bug
+            from robust_ref.experiments.store import FolderLockedError
+            if isinstance(e, FolderLockedError): return _fail(e)
+            raise
         except KeyboardInterrupt:
             return _fail("interrupted; finished tasks are kept, run the same command again to resume")

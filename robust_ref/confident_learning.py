@@ -87,6 +87,28 @@ def _weighted(est, w) -> dict:
     steps = getattr(est, "steps", None)
     return {f"{steps[-1][0]}__sample_weight": w} if steps else {"sample_weight": w}
 
+def _given_folds(cv, X, y, partition: bool = True) -> list:
+    "A splitter's or a list's (train, test) pairs, checked (with `partition`: the test parts cover every sample exactly once)."
+    n = len(y)
+    try: pairs = None if isinstance(cv, str) else [tuple(p) for p in (cv.split(X, y) if hasattr(cv, "split") else cv)]
+    except TypeError: pairs = None   # an item that is not a pair (e.g. cv=[1, 2, 3])
+    if pairs is None or not pairs or any(len(p) != 2 for p in pairs):
+        raise ValueError(f"'cv' must be an int >= 2 (stratified folds), a splitter with split(), or a list of (train, test) "
+                         f"index pairs; got {cv!r}.")
+    seen = np.zeros(n, dtype=np.int64)
+    for k, (tr, te) in enumerate(pairs):
+        tr, te = np.asarray(tr), np.asarray(te)
+        if tr.dtype.kind not in "iu" or te.dtype.kind not in "iu" or tr.ndim != 1 or te.ndim != 1 or not len(tr) or not len(te) \
+                or min(tr.min(), te.min()) < 0 or max(tr.max(), te.max()) >= n:
+            raise ValueError(f"cv: fold {k} is not a pair of non-empty integer index arrays within the {n} samples.")
+        seen[te] += 1
+    if partition and (seen != 1).any():
+        bad = int(np.flatnonzero(seen != 1)[0])
+        raise ValueError(f"cv: the test parts of the folds must cover every sample exactly once (out-of-fold probabilities "
+                         f"need one prediction per sample); sample {bad} is in {seen[bad]} test parts. Give folds that "
+                         "partition the samples, e.g. KFold(5).split(X) as a list, or cv = an int.")
+    return pairs
+
 @patch
 def _fit(self: ConfidentLearningClassifier, X, y_pm, w):
     find_label_issues = _find_label_issues()
@@ -107,7 +129,7 @@ def _fit(self: ConfidentLearningClassifier, X, y_pm, w):
             warnings.warn(f"cv={self.cv} folds need {self.cv} samples of each class; the smaller class has {counts.min()}, "
                           f"so {n_folds} folds are used.", UserWarning, stacklevel=3)
         folds = StratifiedKFold(n_folds, shuffle=True, random_state=fold_seed)
-    else: folds = self.cv
+    else: folds = _given_folds(self.cv, X, y_pm)
     # 1. out-of-fold probabilities, weighted fits
     self.oof_proba_ = cross_val_predict(_seeded(base, fit_seed), X, y_pm, cv=folds, method="predict_proba",
                                         params=_weighted(base, w))

@@ -357,3 +357,10 @@ def test_declared_parameters_refuse_bad_values(cls, kw, names):
     msg = str(err.value)
     for name in names:
         assert name in msg, (kw, msg)
+
+
+def test_fitting_the_engine_itself_says_what_to_fit():
+    from robust_ref.boosting import BoostingClassifier
+    X, y = np.random.default_rng(0).normal(size=(30, 2)), np.r_[np.zeros(15, int), np.ones(15, int)]
+    with pytest.raises(TypeError, match="BoostingClassifier is the boosting engine, not a classifier: fit one built on it"):
+        BoostingClassifier().fit(X, y)

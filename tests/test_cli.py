@@ -243,3 +243,56 @@ def test_a_damaged_line_is_reported_in_one_line_and_rerun(tmp_path, capsys):
     assert code == 0 and "robust-ref: warning: " in err and "moved to" in err
     assert "1 new, 7 already done; 1 damaged line(s) quarantined; 8 tasks in" in err
     assert "Traceback" not in err and "warnings.warn" not in err
+
+
+# ---------------------------------------------------------------- the last unclear errors, each one line
+
+def test_an_option_before_the_command_is_named(capsys):
+    code, _, err = run("--bogus", capsys=capsys)
+    assert_one_line_error(code, err, "unknown option --bogus: the command comes first")
+    assert "commands: datasets, methods, example-grid, run, report, reproduce, record" in err
+
+
+def test_an_empty_dask_address_is_refused_not_run_locally(tmp_path, capsys):
+    (tmp_path / "g.toml").write_text(GRID)
+    code, _, err = run("run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "res"), "--dask", "", capsys=capsys)
+    assert_one_line_error(code, err, "needs a Dask scheduler address such as tcp://127.0.0.1:8786; got an empty one")
+    assert not (tmp_path / "res").exists()
+
+
+def test_a_damaged_notebook_or_provenance_names_the_file(tmp_path, capsys):
+    nbs = tmp_path / "nbs"; nbs.mkdir()
+    (nbs / "89_reproduce_toy.ipynb").write_text('{"cells": [')
+    code, _, err = run("reproduce", "toy", "--nbs", str(nbs), capsys=capsys)
+    assert_one_line_error(code, err, f"{nbs / '89_reproduce_toy.ipynb'} is not a readable notebook (damaged JSON")
+    rec = tmp_path / "record" / "r1"; rec.mkdir(parents=True)
+    (rec / "provenance.json").write_text("{not json")
+    for argv in (("record", "show", "--root", str(tmp_path / "record")), ("record", "show", "r1", "--root", str(tmp_path / "record"))):
+        code, _, err = run(*argv, capsys=capsys)
+        assert_one_line_error(code, err, f"{rec / 'provenance.json'} is not a readable record provenance (damaged JSON")
+
+
+def test_a_full_disk_reports_the_append_naming_the_log(tmp_path, capsys, monkeypatch):
+    "A full disk fails the append first; the table written after it must not replace that error with its own."
+    import builtins, errno
+    from robust_ref.experiments import store as STORE
+    (tmp_path / "g.toml").write_text(GRID)
+    real_open = builtins.open
+    def full_disk(file, mode="r", *a, **k):
+        if str(file).endswith("results.jsonl") and "a" in mode: raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(file, mode, *a, **k)
+    monkeypatch.setattr(STORE, "open", full_disk, raising=False)
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", lambda *a, **k: (_ for _ in ()).throw(OSError("pyarrow: IOError")))
+    code, _, err = run("run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "res"), "--n-jobs", "1", "--quiet", capsys=capsys)
+    assert_one_line_error(code, err, f"could not append a row to {tmp_path / 'res' / 'results.jsonl'}: No space left on device")
+
+
+def test_a_folder_held_by_another_writer_is_one_line(tmp_path, capsys):
+    import os
+    from robust_ref.experiments import ResultStore, read_grid
+    (tmp_path / "g.toml").write_text(GRID)
+    with ResultStore(tmp_path / "res", read_grid(tmp_path / "g.toml")):
+        code, _, err = run("run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "res"), "--quiet", capsys=capsys)
+    assert_one_line_error(code, err, f"results folder {tmp_path / 'res'} is being written by this process (pid {os.getpid()})")
+    code, _, err = run("run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "res"), "--n-jobs", "1", "--quiet", capsys=capsys)
+    assert code == 0 and "8 new, 0 already done" in err

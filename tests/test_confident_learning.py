@@ -115,3 +115,21 @@ def test_a_pipeline_base_model_gets_the_weights_and_the_seed():
     unweighted = LogisticRegression().fit(StandardScaler().fit(X[keep]).transform(X[keep]), noisy[keep])
     assert not np.allclose(pipe.estimator_[-1].coef_, unweighted.coef_)   # the weights were used, not dropped
     assert bare.fit(Xs, noisy, sample_weight=w).n_label_issues_ > 0
+
+
+def test_cv_given_by_hand_is_checked_and_named():
+    "cv follows scikit-learn's convention (int, splitter, list of pairs); a list that is not one, or not a partition, names cv."
+    from sklearn.model_selection import KFold
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3)); y = (X[:, 0] + 0.3 * rng.normal(size=120) > 0).astype(int)
+    pairs = list(KFold(4, shuffle=True, random_state=0).split(X))
+    a = ConfidentLearningClassifier(LogitBoostClassifier(n_estimators=10), cv=pairs, random_state=0).fit(X, y)
+    b = ConfidentLearningClassifier(LogitBoostClassifier(n_estimators=10), cv=KFold(4, shuffle=True, random_state=0),
+                                    random_state=0).fit(X, y)
+    assert np.array_equal(a.oof_proba_, b.oof_proba_)
+    with pytest.raises(ValueError, match=r"'cv' must be an int >= 2 \(stratified folds\), a splitter with split\(\), or a list"):
+        ConfidentLearningClassifier(cv=[1, 2, 3]).fit(X, y)
+    with pytest.raises(ValueError, match=r"cv: the test parts of the folds must cover every sample exactly once"):
+        ConfidentLearningClassifier(cv=pairs[:2]).fit(X, y)
+    with pytest.raises(ValueError, match=r"cv: fold 0 is not a pair of non-empty integer index arrays"):
+        ConfidentLearningClassifier(cv=[(np.arange(60), np.arange(60, 500))]).fit(X, y)

@@ -753,7 +753,7 @@ def test_max_train_and_generated_datasets_in_a_grid_file(tmp_path):
     with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*did you mean 'long_servedio'"):
         E.read_grid(f)
     f.write_text('methods = ["tree"]\n[datasets.ls]\ngenerator = "long_servedio"\nn = 30\nm = 3\n')
-    with pytest.raises(ValueError, match=r"g.toml:2: key 'ls'.*unexpected keyword argument 'm'; its parameters: n, random_state, version, gamma"):
+    with pytest.raises(ValueError, match=r"g.toml:5: key 'm' of dataset 'ls'.*unexpected keyword argument 'm'; its parameters: n, random_state, version, gamma"):
         E.read_grid(f)
     f.write_text('methods = ["tree"]\n[datasets.lss]\n')
     with pytest.raises(ValueError, match=r"g.toml:2: key 'lss'.*generator = one of long_servedio"):
@@ -875,3 +875,14 @@ def test_fit_times_median_ignores_a_compile_spike():
     assert E.fit_times(df, clock="cpu").loc["d", "a"] == pytest.approx(10.15)
     with pytest.raises(ValueError, match="stat must be"):
         E.fit_times(df, stat="max")
+
+
+def test_xgb_quad_refuses_values_beyond_float32_with_the_fix():
+    "XGBoost stores features as float32: X * 1e300 gave a C++ XGBoostError; now a ValueError saying to rescale."
+    pytest.importorskip("xgboost", reason="xgboost is an optional extra; the dev install provides xgboost-cpu")
+    X, y = make_classification(n_samples=60, random_state=0)
+    with pytest.raises(ValueError, match=r"XGBQuadClassifier: X has a value of magnitude .*e\+300, beyond float32's largest .*rescale X"):
+        E.XGBQuadClassifier(n_estimators=2).fit(X * 1e300, y)
+    est = E.XGBQuadClassifier(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="beyond float32's largest"):
+        est.predict(X * 1e300)

@@ -227,9 +227,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 
 def _xfail(est) -> dict:
-    if isinstance(est, CVStopping):
-        return {"check_sample_weight_equivalence_on_dense_data": "the folds are drawn over rows, so a weight of 2 is not "
-                "the same as a repeated row (the repeat can land in another fold)"}
+    # CVStopping passes the sample-weight equivalence check now that it takes cv as a list of splits: the check sets
+    # cv to LeaveOneGroupOut splits keeping weighted and repeated rows in one group, which an int-only cv refused
+    if isinstance(est, CVStopping): return {}
     binary = ("Welch's two-sample t is defined for two classes, and WelchTScreen refuses any other number; these checks "
               "fit transformers on three classes (or one sample)")
     return dict.fromkeys(WELCH_THREE_CLASS_CHECKS, binary)
@@ -272,3 +272,16 @@ def test_balanced_split_refuses_a_non_positive_or_non_integer_k(k):
     from robust_ref.experiments.run import balanced_split
     with pytest.raises(ValueError, match="train_per_class must be a positive integer"):
         balanced_split(np.r_[np.zeros(5), np.ones(5)], k, 0)
+
+
+def test_cv_stopping_takes_cv_as_scikit_learn_does():
+    "cv: an int, a splitter or a list of (train, validation) pairs; the same folds either way give the same curve."
+    from sklearn.model_selection import KFold
+    X, y = _two_groups()
+    pairs = list(KFold(3, shuffle=True, random_state=0).split(X))
+    a = CVStopping(RealAdaBoostClassifier(), max_rounds=6, cv=pairs, random_state=0).fit(X, y)
+    b = CVStopping(RealAdaBoostClassifier(), max_rounds=6, cv=KFold(3, shuffle=True, random_state=0), random_state=0).fit(X, y)
+    np.testing.assert_array_equal(a.cv_error_, b.cv_error_)
+    assert 1 <= a.n_rounds_ <= 6
+    with pytest.raises(ValueError, match=r"'cv' must be an int >= 2"):
+        CVStopping(RealAdaBoostClassifier(), cv=[1, 2, 3]).fit(X, y)

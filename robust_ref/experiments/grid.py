@@ -22,9 +22,10 @@ from ..noise import apply_noise, contaminate_features
 from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 
 # %% auto #0
-__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRIC_INPUTS', 'METRICS', 'Corruption', 'file_dataset', 'sklearn_dataset',
-           'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse', 'coef_mse_to_clean_fit',
-           'sensitivity', 'support_fraction', 'Grid', 'validate_method', 'read_grid', 'example_grids', 'example_grid']
+__all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRIC_INPUTS', 'METRICS', 'MAX_TASKS', 'Corruption', 'file_dataset',
+           'sklearn_dataset', 'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse',
+           'coef_mse_to_clean_fit', 'sensitivity', 'support_fraction', 'Grid', 'validate_method', 'read_grid',
+           'example_grids', 'example_grid']
 
 # %% ../../nbs/70b_grid.ipynb #a5111452
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
@@ -89,13 +90,19 @@ def _gauss_mixture(n: int, random_state=0, mean=(1.0, 0.5), prior: float = 0.5):
     from robust_ref.datasets import GaussWorld
     return GaussWorld(mean=tuple(mean), prior=prior).sample(n, random_state=random_state)
 
-def _expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283, n_positive: int = 164,
-                          n_informative: int = 50, shift: float = 0.6):
-    "A stand-in of GSE20194's shape: n samples (n_positive of class 1), standard normal features, the first n_informative shifted by ±shift."
+def _check_expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283, n_positive: int = 164,
+                                n_informative: int = 50, shift: float = 0.6):
     for k, v in dict(n=n, n_features=n_features, n_informative=n_informative).items():
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1: raise ValueError(f"{k} must be an int >= 1; got {v!r}.")
     if not 0 < n_positive < n: raise ValueError(f"n_positive must be in (0, n={n}); got {n_positive!r}.")
     if n_informative > n_features: raise ValueError(f"n_informative={n_informative} exceeds n_features={n_features}.")
+    if isinstance(shift, bool) or not isinstance(shift, numbers.Real) or not np.isfinite(shift):
+        raise ValueError(f"shift must be a finite number; got {shift!r}.")
+
+def _expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283, n_positive: int = 164,
+                          n_informative: int = 50, shift: float = 0.6):
+    "A stand-in of GSE20194's shape: n samples (n_positive of class 1), standard normal features, the first n_informative shifted by ±shift."
+    _check_expression_surrogate(n, random_state, n_features, n_positive, n_informative, shift)
     y = np.r_[np.ones(n_positive), -np.ones(n - n_positive)].astype(int)
     X = np.random.default_rng(random_state).normal(size=(n, n_features))
     X[:, :n_informative] += shift * y[:, None]
@@ -107,6 +114,17 @@ GENERATORS = {"long_servedio": _long_servedio,              # robust_ref.dataset
               "quantiles": _quantiles,                      # robust_ref.datasets.make_quantiles(n, n_features=, cov=)
               "gauss_mixture": _gauss_mixture,              # robust_ref.datasets.GaussWorld(mean=, prior=).sample(n)
               "expression_surrogate": _expression_surrogate}  # GSE20194's shape (278 × 22,283, 164 ER+), a sparse mean shift
+_expression_surrogate.check = _check_expression_surrogate   # checks its parameters without the 6-million-number draw
+
+def _trial_draw(generator: str, n, params: dict):
+    "Check a generator's parameters when the grid is built: its own `check`, else a draw of at most 64 points."
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+        raise ValueError(f"generator {generator!r}: n must be an int >= 2 (the points drawn); got {n!r}.")
+    f = GENERATORS[generator]
+    try:
+        if hasattr(f, "check"): f.check(n=n, **params)
+        else: f(n=min(int(n), 64), **params)
+    except (ValueError, TypeError) as e: raise ValueError(f"generator {generator!r}: {e}") from None
 
 # %% ../../nbs/70b_grid.ipynb #e77443d4
 class _File(_Loader):
@@ -155,6 +173,8 @@ class _Generated(_Loader):
         sig = inspect.signature(GENERATORS[generator])
         try: sig.bind(**self.params)
         except TypeError as e: raise ValueError(f"generator {generator!r}: {e}; its parameters: {', '.join(sig.parameters)}.") from None
+        p = dict(self.params)
+        _trial_draw(generator, p.pop("n", sig.parameters["n"].default), p)
     def __call__(self):
         X, y = GENERATORS[self.generator](**self.params)[:2]
         return np.asarray(X), np.asarray(y)
@@ -263,6 +283,7 @@ class _Drawn(_Loader):
         sig = inspect.signature(GENERATORS[generator])
         try: sig.bind(n=1, random_state=0, **params)
         except TypeError as e: raise ValueError(f"generator {generator!r}: {e}; its parameters: {', '.join(sig.parameters)}.") from None
+        _trial_draw(generator, n_train + n_test, dict(random_state=0, **params))
         self.generator, self.n_train, self.n_test, self.params = generator, int(n_train), int(n_test), dict(params)
     def __call__(self, random_state: int = 0):
         "One draw: (X, y) with `n_train + n_test` rows, the first `n_train` for training."
@@ -511,6 +532,8 @@ def _metrics(metrics) -> tuple:
     return tuple(out)
 
 # %% ../../nbs/70b_grid.ipynb #9be5f9bd
+MAX_TASKS = 1_000_000   # a grid larger than this is refused before it is expanded (raise it for a machine that holds more)
+
 def _named(items, what: str, resolve) -> dict:
     "Ordered {name: object} from a list of names/objects/(name, object) pairs or a mapping."
     if isinstance(items, (str, Method)) or callable(items) and not isinstance(items, dict): items = [items]
@@ -577,10 +600,20 @@ def _rounds(rounds) -> tuple | None:
     return tuple(sorted({int(v) for v in vals}))
 
 def _ints(values, what: str) -> list[int]:
-    if isinstance(values, numbers.Integral) and not isinstance(values, bool): values = range(int(values))
-    out = list(values)
+    "Distinct non-negative ints from a list, or 0..n-1 from a count n (refused above `MAX_TASKS` before it is expanded)."
+    if isinstance(values, numbers.Integral) and not isinstance(values, bool):
+        if values > MAX_TASKS:
+            raise ValueError(f"{what} = {values:,} asks for more repetitions than a grid may have tasks (MAX_TASKS = "
+                             f"{MAX_TASKS:,}); use fewer {what}, or split the grid into several.")
+        values = range(int(values))
+    out = list(values) if isinstance(values, (list, tuple, range, np.ndarray)) else None
     if not out or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0 for v in out):
         raise ValueError(f"{what} must be a non-empty list of non-negative ints (or a count n for 0..n-1); got {values!r}.")
+    seen = set()
+    twice = next((v for v in out if v in seen or seen.add(v)), None)
+    if twice is not None:
+        raise ValueError(f"{what} lists {twice} twice; each of the {what} is one repetition, and a repeated one would be the "
+                         f"same tasks again: list distinct {what}.")
     return [int(v) for v in out]
 
 # %% ../../nbs/70b_grid.ipynb #3cbdc585
@@ -625,6 +658,12 @@ class Grid:
         self.curve_rounds = _rounds(curve_rounds)
         self.metrics = _metrics(metrics)
         self.train_per_class = _per_class(train_per_class, self.datasets, self.max_train)
+        n = self._count()
+        if n > MAX_TASKS:
+            raise ValueError(f"grid {self.name!r} has {n:,} tasks ({len(self.datasets)} datasets × {len(self.methods)} methods × "
+                             f"{len(self.seeds)} seeds × {self.splits} splits × {n // (len(self.datasets) * len(self.methods) * len(self.seeds) * self.splits)} "
+                             f"noise cells), more than MAX_TASKS = {MAX_TASKS:,}; split it into several grids, or raise "
+                             "robust_ref.experiments.grid.MAX_TASKS on a machine that holds them.")
 
     @classmethod
     def from_file(cls, path) -> "Grid":
@@ -635,21 +674,30 @@ class Grid:
 from fastcore.basics import patch
 
 @patch
-def tasks(self: Grid) -> list[Task]:
-    "All tasks, in a fixed order (dataset, noise, rate, seed, split, method); rate-0 cells once, as noise 'none'."
-    out, seen = [], set()
-    for d, nz, r, s, k, m in itertools.product(self.datasets, self.noise, self.rates, self.seeds, range(self.splits), self.methods):
-        nz_name = "none" if r == 0 else nz
-        key = (d, nz_name, r, m, s, k)
-        if key in seen: continue
-        seen.add(key)
-        out.append(Task(d, nz_name, r, self.methods[m], s, k, self.test_size, self.datasets[d],
-                        NOISE["none"] if r == 0 else self.noise[nz], len(out), self.max_train.get(d), self.curve_rounds,
-                        self.metrics, self.train_per_class.get(d)))
-    return out
+def _count(self: Grid) -> int:
+    "The number of tasks, by arithmetic: the noisy cells of every noise model plus one clean cell (rate 0) if any."
+    clean = int(0.0 in self.rates)
+    return (len(self.datasets) * len(self.methods) * len(self.seeds) * self.splits
+            * ((len(self.rates) - clean) * len(self.noise) + clean))
 
 @patch
-def __len__(self: Grid): return len(self.tasks())
+def iter_tasks(self: Grid):
+    "The tasks one at a time, in a fixed order (dataset, noise, rate, seed, split, method); rate-0 cells once, as noise 'none'."
+    first, i = next(iter(self.noise)), 0
+    for d, nz, r, s, k, m in itertools.product(self.datasets, self.noise, self.rates, self.seeds, range(self.splits), self.methods):
+        if r == 0 and nz != first: continue   # the clean cell was made with the first noise model
+        yield Task(d, "none" if r == 0 else nz, r, self.methods[m], s, k, self.test_size, self.datasets[d],
+                   NOISE["none"] if r == 0 else self.noise[nz], i, self.max_train.get(d), self.curve_rounds,
+                   self.metrics, self.train_per_class.get(d))
+        i += 1
+
+@patch
+def tasks(self: Grid) -> list[Task]:
+    "All tasks as a list (`iter_tasks` makes them one at a time)."
+    return list(self.iter_tasks())
+
+@patch
+def __len__(self: Grid): return self._count()
 
 # %% ../../nbs/70b_grid.ipynb #54a52e34
 @patch
@@ -783,7 +831,7 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
             bad = next((p for p in params if f"parameter {p!r}" in str(e) or f"{p!r} parameter" in str(e)), None)
             at = where(bad, start) if bad else where("method", start) if explicit else where(label, 0, label)
             raise ValueError(f"{at}: {e}") from None
-    datasets = _file_datasets(data["datasets"], where)
+    datasets = _file_datasets(data["datasets"], where, text)
     kwargs = {k: data[k] for k in ("name", "noise", "rates", "seeds", "splits", "test_size", "max_train", "curve_rounds", "metrics",
                                    "train_per_class") if k in data}
     for key, val in [("datasets", datasets)] + list(kwargs.items()):
@@ -793,13 +841,15 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
         except (ValueError, TypeError) as e:
             bad = next((v for v in (val if isinstance(val, list) else [val]) if repr(v) in str(e)), None)
             raise ValueError(f"{where(key, 0, bad)}: {e}") from None
-    return Grid(datasets, methods, **kwargs)
+    try: return Grid(datasets, methods, **kwargs)
+    except ValueError as e: raise ValueError(f"{path}: {e}") from None   # the axes together (the grid's size)
 
-def _file_datasets(raw, where):
+def _file_datasets(raw, where, text: str = ""):
     "A grid file's datasets: a list of bundled names, or one table per dataset (empty: bundled; `generator = ...`: synthetic)."
     if not isinstance(raw, dict): return raw
     out = {}
     for name, spec in raw.items():
+        start = max(_line_of(text, name) - 1, 0)   # the dataset's table: its keys are searched from there
         if not isinstance(spec, dict):
             raise ValueError(f"{where(name)}: a dataset's table must be empty (the bundled dataset of that name) or hold "
                              f"generator = one of {', '.join(GENERATORS)} and its parameters; got {spec!r}.")
@@ -808,6 +858,9 @@ def _file_datasets(raw, where):
             if "file" in spec:      # a local file
                 extra = [k for k in spec if k not in ("file", "positive", "log2")]
                 if extra: raise ValueError(f"a file dataset takes file, positive and log2; remove {extra[0]!r}.")
+                if isinstance(spec["file"], str) and not Path(spec["file"]).is_file():
+                    raise ValueError(f"file {spec['file']!r} does not exist (a relative path is read from the folder the run "
+                                     f"starts in, {Path.cwd()}); give the data file's path.")
                 out[name] = file_dataset(spec["file"], spec.get("positive"), spec.get("log2", False))
             elif "sklearn" in spec:   # a dataset shipped with scikit-learn
                 extra = [k for k in spec if k not in ("sklearn", "columns", "positive", "classes", "scale")]
@@ -824,7 +877,11 @@ def _file_datasets(raw, where):
             else: name = _check_name(name); out[name] = _Bundled(name)
         except (ValueError, TypeError) as e:
             hint = "" if spec else f" (or, for a synthetic dataset, give its table generator = one of {', '.join(GENERATORS)})"
-            raise ValueError(f"{where(name)}: {e}{hint}") from None
+            keys = sorted((k for k in raw[name] if k not in ("generator", "file", "sklearn")), key=len, reverse=True)
+            said = str(e).split("; its parameters")[0]   # a parameter the error names: quoted first, then as a word
+            key = next((k for k in keys if f"'{k}'" in said), None) or next((k for k in keys if re.search(rf"\b{re.escape(k)}\b", said)), None)
+            at = f"{where(key, start)} of dataset {name!r}" if key else where(name)
+            raise ValueError(f"{at}: {e}{hint}") from None
     return out
 
 # %% ../../nbs/70b_grid.ipynb #fd1e9ba1

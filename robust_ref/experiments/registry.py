@@ -118,6 +118,14 @@ def _booster_seed(random_state, modulus: int):
     return int(as_generator(random_state).integers(0, modulus))
 
 # %% ../../nbs/70a_registry.ipynb #7dfb72f7
+def _within_float32(X):
+    "XGBoost stores features as float32: a larger finite value would become inf there; refuse it with the fix."
+    big = float(np.max(np.abs(X))) if np.size(X) else 0.0
+    if big > np.finfo(np.float32).max:
+        raise ValueError(f"XGBQuadClassifier: X has a value of magnitude {big:.3g}, beyond float32's largest "
+                         f"({np.finfo(np.float32).max:.3g}), in which XGBoost stores features; rescale X (e.g. StandardScaler).")
+    return X
+
 class XGBQuadClassifier(BinaryClassifier):
     """XGB-Quad [@mazuelas2025rmboost, §3.8]: XGBoost least squares on ±1 targets, i.e. the potential (1 − yF)²; predicts sign F.
 
@@ -144,12 +152,13 @@ class XGBQuadClassifier(BinaryClassifier):
     def _fit(self, X, y_pm, w):
         try: import xgboost
         except ImportError: raise ImportError(_XGB_MISSING) from None
+        _within_float32(X)
         seed = _booster_seed(self.random_state, 2**31) or 0
         self.booster_ = xgboost.XGBRegressor(objective="reg:squarederror", n_estimators=self.n_estimators,
                                              max_depth=self.max_depth, learning_rate=self.learning_rate,
                                              n_jobs=self.n_jobs, random_state=seed).fit(X, y_pm, sample_weight=w)
 
-    def _decision(self, X): return np.asarray(self.booster_.predict(X), dtype=np.float64)
+    def _decision(self, X): return np.asarray(self.booster_.predict(_within_float32(X)), dtype=np.float64)
 
 # %% ../../nbs/70a_registry.ipynb #3ebc5b3a
 class QuadBoostClassifier(BinaryClassifier):
@@ -450,8 +459,8 @@ class CVStopping(BinaryClassifier):
     estimator : classifier with `n_estimators` and `staged_predict` (or a Pipeline ending in one), default `ARBGamma()`
     max_rounds : int, default 100
         The largest number of rounds considered (T of the paper).
-    cv : int, default 5
-        Number of seeded stratified folds.
+    cv : int, a splitter (with `split`) or a list of (train, validation) index pairs, default 5
+        The folds (scikit-learn's convention); an int means that many seeded stratified folds.
     random_state : None, int, SeedSequence or Generator
         Seeds the folds and, through every `random_state` of the estimator (also of pipeline steps), its fits.
 
@@ -470,7 +479,7 @@ class CVStopping(BinaryClassifier):
     """
     _parameter_constraints = {"estimator": [HasMethods("fit", "get_params"), None],
                               "max_rounds": [Interval("int", 1, None, closed="left")],
-                              "cv": [Interval("int", 2, None, closed="left")],
+                              "cv": [Interval("int", 2, None, closed="left"), HasMethods("split"), list],
                               "random_state": ["random_state"]}
 
     def __init__(self, estimator=None, max_rounds: int = 100, cv: int = 5, random_state=None):
@@ -483,22 +492,24 @@ class CVStopping(BinaryClassifier):
 
     def _fit(self, X, y_pm, w):
         from sklearn.model_selection import StratifiedKFold
-        from robust_ref.confident_learning import _seeded, _weighted
+        from robust_ref.confident_learning import _given_folds, _seeded, _weighted
         base = self._base()
         rounds = _rounds_param(base)
         counts = np.bincount((y_pm > 0).astype(int), minlength=2)
-        if counts.min() < self.cv:
+        if isinstance(self.cv, numbers.Integral) and counts.min() < self.cv:
             raise ValueError(f"CVStopping: cv={self.cv} stratified folds need {self.cv} samples of each class; the smaller "
                              f"class has {counts.min()}. Lower cv.")
         fold_seed, fit_seed = (int(s) for s in as_generator(self.random_state).integers(0, 2**31 - 1, size=2))
         make = lambda T: _seeded(base, fit_seed).set_params(**{rounds: int(T)})
         err = np.zeros(self.max_rounds)
-        for tr, va in StratifiedKFold(self.cv, shuffle=True, random_state=fold_seed).split(X, y_pm):
+        folds = (list(StratifiedKFold(self.cv, shuffle=True, random_state=fold_seed).split(X, y_pm))
+                 if isinstance(self.cv, numbers.Integral) else _given_folds(self.cv, X, y_pm, partition=False))
+        for tr, va in folds:
             model = make(self.max_rounds).fit(X[tr], y_pm[tr], **_weighted(base, w[tr]))
             errs = [np.average(p != y_pm[va], weights=w[va]) for p in _staged(model, X[va])][:self.max_rounds]
             if not errs: errs = [np.average(model.predict(X[va]) != y_pm[va], weights=w[va])]   # no round fitted
             err += np.r_[errs, np.full(self.max_rounds - len(errs), errs[-1])]
-        self.cv_error_ = err / self.cv
+        self.cv_error_ = err / len(folds)
         self.n_rounds_ = int(np.argmin(self.cv_error_)) + 1
         self.estimator_ = make(self.n_rounds_).fit(X, y_pm, **_weighted(base, w))
 

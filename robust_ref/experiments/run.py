@@ -246,6 +246,7 @@ def run_grid(grid: Grid,                 # the grid to run
              merge: bool = False,        # keep another grid's results in `out` next to this grid's
              retry_failed: bool = False, # also re-run tasks recorded as failed
              progress: bool = True,      # show a tqdm progress bar
+             wait: float = 0.0,          # seconds to wait for another run writing `out` (0: refuse at once; math.inf: no limit)
              ) -> pd.DataFrame:
     "Run every task of `grid` not yet in `out`; return all of the grid's rows (one per task) as a DataFrame."
     if not isinstance(grid, Grid): raise TypeError(f"grid must be a Grid (or use read_grid(path)); got {type(grid).__name__}.")
@@ -262,10 +263,16 @@ def run_grid(grid: Grid,                 # the grid to run
     own, start = False, time.perf_counter()
     if backend == "dask": client, own = _connect(client, timeout)  # before touching `out`: a dead address changes nothing
     tasks = grid.tasks()
-    try: store = ResultStore(out, grid, force=force, merge=merge) if out is not None else None
+    try: store = ResultStore(out, grid, force=force, merge=merge, wait=wait) if out is not None else None
     except BaseException:
         if own: client.close()
         raise
+    try: return _run_into(grid, tasks, store, backend, n_jobs, client, own, threads, retry_failed, progress, start)
+    finally:
+        if store: store.close()   # release the folder's lock
+
+def _run_into(grid, tasks, store, backend, n_jobs, client, own, threads, retry_failed, progress, start) -> pd.DataFrame:
+    "The body of `run_grid` once the store is open (and locked)."
     done = store.done(retry_failed) if store else set()
     todo = [t for t in tasks if t.task_id not in done]
     rows, fp = [], grid.fingerprint()
@@ -278,18 +285,24 @@ def run_grid(grid: Grid,                 # the grid to run
         from tqdm import tqdm
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc=grid.name, unit="task",
                    disable=not progress, dynamic_ncols=True)
-        t0 = time.perf_counter()
+        t0, failed = time.perf_counter(), False
         try:
             for row in stream:
                 row.update(run_id=run_id, grid=fp)
                 rows.append(row)
                 if store: store.append(row)
                 bar.update()
+        except BaseException:
+            failed = True
+            raise
         finally:
             bar.close()
             if hasattr(stream, "close"): stream.close()
             if own: client.close()
-            if store: store.finish_run(run_id, time.perf_counter() - t0, len(rows)); store.consolidate()
+            if store:
+                try: store.finish_run(run_id, time.perf_counter() - t0, len(rows)); store.consolidate()
+                except OSError:
+                    if not failed: raise   # else the first error (a full disk's, at the append) is the one to report
     all_rows = (store.rows() if store else rows)
     df = _frame(all_rows, order=[t.task_id for t in tasks])
     df.attrs.update(new=len(todo), already_done=len(tasks) - len(todo), wall_seconds=time.perf_counter() - start,
