@@ -11,6 +11,7 @@ import pytest
 
 import robust_ref.experiments as E
 from robust_ref.experiments import grid as G, store as STORE
+from test_experiments import KILL_SCRIPT   # a run that can be killed mid-task
 
 ROOT = str(Path(E.__file__).resolve().parents[2])
 ENV = dict(os.environ, PYTHONPATH=ROOT)
@@ -98,20 +99,6 @@ def test_two_grids_at_once_on_a_new_folder(tmp_path):
     assert late.returncode == 2 and late.stderr.count("\n") == 1 and "holds results of a different grid" in late.stderr
 
 
-KILL_SCRIPT = """
-import sys, time
-from sklearn.tree import DecisionTreeClassifier
-import robust_ref.experiments as E
-
-class SlowTree(DecisionTreeClassifier):
-    def fit(self, X, y, **kw):
-        time.sleep(float(sys.argv[2]))
-        return super().fit(X, y, **kw)
-
-grid = E.Grid(["heart"], [("slow", SlowTree(max_depth=3))], noise=["uniform"], rates=[0.0, 0.2], seeds=6, name="kill")
-df = E.run_grid(grid, sys.argv[1], backend="serial", progress=False)
-print(df.attrs["new"], df.attrs["already_done"])
-"""
 
 
 def test_a_killed_holder_leaves_no_stale_lock(tmp_path):
