@@ -34,7 +34,7 @@ def stall_rows(grid, draws=200, rounds=20, progress=print):
         clf = t.method.build(t.seeds()["fit"]).fit(X, y)
         fit_s = time.perf_counter() - t0
         gap = pricing_oracle_gap(clf, X, y, n_draws=draws, rounds=rounds)
-        row = dict(dataset=t.dataset, noise=t.noise, rate=t.rate, split=t.split, **stall_summary(clf, X),
+        row = dict(dataset=t.dataset, noise=t.noise, rate=t.rate, split=t.split, **stall_summary(clf, X, y),
                    oracle_edge=gap.edge, oracle_edge_over_lam=gap.edge / gap.lam, oracle_source=gap.source,
                    oracle_violated=gap.violated, R_refit=gap.risk, R_with_oracle_rule=gap.risk_with_rule,
                    R_after_direct_rounds=float(gap.risk_continued[-1]), direct_rounds=len(gap.risk_continued) - 2,

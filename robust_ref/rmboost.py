@@ -483,7 +483,7 @@ def staged_predict(self: RMBoostClassifier, X):
     "Deterministic predictions after each round (ties resolved by `tie`)."
     for f in self.staged_decision_function(X): yield decode_labels(self._break_ties(f), self.classes_)
 
-# %% ../nbs/10_rmboost.ipynb #08a67357
+# %% ../nbs/10_rmboost.ipynb #44c660e2
 @dataclass(frozen=True)
 class OracleGap:
     "A stronger pricing search at a fitted RMBoost's final duals (`pricing_oracle_gap`), and what its rules do to R."
@@ -572,20 +572,29 @@ def pricing_oracle_gap(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
                      np.array(path), float(m2.solve().risk), float(fixed_dot(m2.q, (v_emp != m2.y).astype(np.float64))))
 
 def stall_summary(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
-                  X,                       # its training features (for the margins f(x_i))
+                  X, y,                    # its training data (y: the labels it was fitted on)
+                  sample_weight=None,      # the fit's sample weights, if it had any
                   tol: float = 1e-9) -> dict:  # |μ_j| > tol counts as nonzero; R falls when it drops by more than tol
     """How a fit's column generation went: nonzero rules, R after round 1 and at the end, the rounds at which R fell,
-    the rounds whose rule passed the Step-5 test (edge > λ), the edges over λ, the support of the final dual α − β, and
-    the share of training margins at |f(x_i)| = ½ (the LP's active constraints)."""
+    the share of rounds whose rule passed the Step-5 test (edge > λ) and the median edge over λ, the support of the final
+    dual α − β and the share of Σ|s_i| it carries (s = q∘y − (α − β), the weights of the next round), the share of
+    training margins at |f(x_i)| = ½ (the LP's active constraints), and the (q-weighted) training errors of the rules
+    added: the best one and the median."""
+    X = clf._validate_X(X)
+    y_pm, q = _labels_and_weights(clf, y, sample_weight)
     R, e = np.asarray(clf.risk_path_), np.asarray(clf.edge_path_)
     lam = float(np.median(clf.lam_)) if len(clf.lam_) else float("nan")
     fell = np.flatnonzero(np.diff(R[1:]) < -tol) + 2          # rounds k ≥ 2 with R⁽ᵏ⁾ < R⁽ᵏ⁻¹⁾
-    f = clf._decision(clf._validate_X(X))
-    return dict(n=len(clf.dual_), lam=lam, rounds=int(clf.n_iter_), rules_added=len(clf.rules_),
-                nonzero_rules=int(np.sum(np.abs(clf.coef_) > tol)), single_rule=bool(np.sum(np.abs(clf.coef_) > tol) == 1),
+    H = clf._rule_values(X)
+    errors = (H != y_pm[:, None]).astype(np.float64).T @ q if H.shape[1] else np.full(1, np.nan)
+    s, supp = clf.pseudo_labels_ * clf.sample_weights_, np.abs(clf.dual_) > tol
+    nonzero = int(np.sum(np.abs(clf.coef_) > tol))
+    return dict(n=len(y_pm), lam=lam, rounds=int(clf.n_iter_), rules_added=len(clf.rules_),
+                nonzero_rules=nonzero, single_rule=nonzero == 1,
                 R_round1=float(R[1]) if len(R) > 1 else 0.5, R_final=float(clf.minimax_risk_),
                 rounds_R_fell=int(fell.size), last_fall=int(fell[-1]) if fell.size else 1,
                 share_edge_above_lam=float(np.mean(e > lam + clf.lp_tol)) if len(clf.lam_) else 0.0,
                 median_edge_over_lam=float(np.median(e) / lam) if len(clf.lam_) else float("nan"),
-                dual_support=int(np.sum(np.abs(clf.dual_) > tol)),
-                tight_margins=float(np.mean(np.abs(f) >= 0.5 - tol)))
+                dual_support=int(supp.sum()), s_mass_on_support=float(np.abs(s[supp]).sum() / np.abs(s).sum()),
+                tight_margins=float(np.mean(np.abs(fixed_matvec(H, clf.coef_)) >= 0.5 - tol)),
+                best_rule_error=float(errors.min()), median_rule_error=float(np.median(errors)))

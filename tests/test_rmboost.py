@@ -512,7 +512,7 @@ def test_pricing_oracle_gap_finds_nothing_after_an_exact_stop():
     s = clf.pseudo_labels_ * clf.sample_weights_
     assert abs(float(s @ gap.values) - gap.edge) <= 1e-12          # the edge is that of the returned rule
     assert abs(gap.risk_with_rule - gap.risk) <= 1e-9 and gap.risk_with_empirical_tree >= gap.risk - 1e-9
-    summ = stall_summary(clf, X)
+    summ = stall_summary(clf, X, y)
     assert summ["nonzero_rules"] == np.sum(np.abs(clf.coef_) > 1e-9) and summ["R_final"] == clf.minimax_risk_
     assert summ["R_round1"] == clf.risk_path_[1] and summ["rounds"] == clf.n_iter_
 
