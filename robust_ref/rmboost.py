@@ -577,7 +577,8 @@ def stall_summary(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
                   tol: float = 1e-9) -> dict:  # |μ_j| > tol counts as nonzero; R falls when it drops by more than tol
     """How a fit's column generation went: nonzero rules, R after round 1 and at the end, the rounds at which R fell,
     the share of rounds whose rule passed the Step-5 test (edge > λ) and the median edge over λ, the support of the final
-    dual α − β and the share of Σ|s_i| it carries (s = q∘y − (α − β), the weights of the next round), the share of
+    dual α − β and the share of Σ|s_i| it carries (s = q∘y − (α − β), what the next round prices), the share of points
+    whose pseudo-label sign(s_i) differs from their label y_i and the share of Σ|s_i| they carry, the share of
     training margins at |f(x_i)| = ½ (the LP's active constraints), and the (q-weighted) training errors of the rules
     added: the best one and the median."""
     X = clf._validate_X(X)
@@ -588,6 +589,7 @@ def stall_summary(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
     H = clf._rule_values(X)
     errors = (H != y_pm[:, None]).astype(np.float64).T @ q if H.shape[1] else np.full(1, np.nan)
     s, supp = clf.pseudo_labels_ * clf.sample_weights_, np.abs(clf.dual_) > tol
+    flip = (s * y_pm < 0)                                     # the dual turned the label round: ỹ_i = −y_i
     nonzero = int(np.sum(np.abs(clf.coef_) > tol))
     return dict(n=len(y_pm), lam=lam, rounds=int(clf.n_iter_), rules_added=len(clf.rules_),
                 nonzero_rules=nonzero, single_rule=nonzero == 1,
@@ -596,5 +598,6 @@ def stall_summary(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
                 share_edge_above_lam=float(np.mean(e > lam + clf.lp_tol)) if len(clf.lam_) else 0.0,
                 median_edge_over_lam=float(np.median(e) / lam) if len(clf.lam_) else float("nan"),
                 dual_support=int(supp.sum()), s_mass_on_support=float(np.abs(s[supp]).sum() / np.abs(s).sum()),
+                flipped_labels=float(np.mean(flip)), s_mass_flipped=float(np.abs(s[flip]).sum() / np.abs(s).sum()),
                 tight_margins=float(np.mean(np.abs(fixed_matvec(H, clf.coef_)) >= 0.5 - tol)),
                 best_rule_error=float(errors.min()), median_rule_error=float(np.median(errors)))
