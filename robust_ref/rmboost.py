@@ -16,12 +16,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, decode_labels
 from .learners import StumpLearner, TreeLearner, check_rule_values
-from .lp import (CertifiedMaster, ColumnGeneration, DenseDualSimplex, fixed_dot, fixed_matvec, LPSolveError,
-                           MasterLP, pricing_oracle, rows_combine, rows_dot)
+from .lp import (CertifiedMaster, ColumnGeneration, DenseDualSimplex, fit_rule, fixed_dot, fixed_matvec,
+                           LPSolveError, MasterLP, pricing_oracle, rows_combine, rows_dot)
 
 # %% auto #0
 __all__ = ['TIE_ATOL', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner',
-           'NothingLearnedWarning', 'RMBoostClassifier']
+           'NothingLearnedWarning', 'RMBoostClassifier', 'OracleGap', 'rmboost_master', 'pricing_oracle_gap',
+           'stall_summary']
 
 # %% ../nbs/10_rmboost.ipynb #80f1a571
 @dataclass(frozen=True)
@@ -481,3 +482,122 @@ def staged_decision_function(self: RMBoostClassifier, X):
 def staged_predict(self: RMBoostClassifier, X):
     "Deterministic predictions after each round (ties resolved by `tie`)."
     for f in self.staged_decision_function(X): yield decode_labels(self._break_ties(f), self.classes_)
+
+# %% ../nbs/10_rmboost.ipynb #44c660e2
+@dataclass(frozen=True)
+class OracleGap:
+    "A stronger pricing search at a fitted RMBoost's final duals (`pricing_oracle_gap`), and what its rules do to R."
+    edge: float                # the largest |Σ_i s_i h(x_i)| found, s = q∘y − (α − β) the fit's final signed weights
+    lam: float                 # λ of that rule (what the fit's Step-5 test compares its edge with)
+    tol: float                 # the fit's LP tolerance: the Step-5 test is edge ≤ λ + tol
+    source: str                # which search found the largest edge
+    values: np.ndarray         # that rule's values on the training points (sign chosen so that its edge is positive)
+    edges: dict                # the largest edge of each search
+    risk: float                # R of the fit's final LP (its active rules), re-solved
+    risk_with_rule: float      # R after adding the rule of largest edge to that LP and re-solving
+    risk_continued: np.ndarray # R: `risk`, `risk_with_rule`, then after each further round priced by the direct tree
+    risk_with_empirical_tree: float  # R after adding, instead, the tree grown on the unweighted sample (weights q)
+    empirical_tree_error: float      # that tree's training error: alone (μ = ½) it gives R = error + λ/2
+
+    @property
+    def violated(self) -> bool:
+        "True if the search found a rule whose dual constraint the final duals violate (edge > λ + tol)."
+        return self.edge > self.lam + self.tol
+
+def _labels_and_weights(clf, y, sample_weight):
+    y = np.asarray(y)
+    if y.ndim != 1 or not np.all(np.isin(y, clf.classes_)):
+        raise ValueError(f"y must be the 1-D training labels of the fit (values in classes_ {list(clf.classes_)}).")
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    return np.where(y == clf.classes_[1], 1.0, -1.0), w / w.sum()
+
+def rmboost_master(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
+                   X, y,                    # the training data it was fitted on (y: its labels, as passed to fit)
+                   sample_weight=None) -> tuple[RMBoostMaster, RMBoostSolution]:
+    "The fit's final restricted LP rebuilt from its active rules (same form, λ_j and tolerance), and its solution."
+    X = clf._validate_X(X)
+    y_pm, q = _labels_and_weights(clf, y, sample_weight)
+    if len(y_pm) != X.shape[0]: raise ValueError(f"X has {X.shape[0]} rows but y has {len(y_pm)} labels.")
+    master = RMBoostMaster(y_pm, q, lp_tol=clf.lp_tol, lp_options=clf.lp_options, form=clf.lp_form)
+    act = np.flatnonzero(clf.active_)
+    if act.size: master.add_rules(clf._rule_values(X)[:, act], clf.lam_[act])
+    return master, master.solve()
+
+def pricing_oracle_gap(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
+                       X, y,                    # its training data (y: the labels it was fitted on)
+                       sample_weight=None,      # the fit's sample weights, if it had any
+                       leaves=(2, 4, 8, 11),    # leaf caps of trees grown directly on the weighted sample (only caps ≤ the fit's)
+                       n_draws: int = 200,      # weighted bootstrap resamples, one tree each: the fit's own pricing, repeated
+                       rounds: int = 20,        # further column-generation rounds priced by the direct tree (cap: the fit's)
+                       random_state=0) -> OracleGap:
+    """Does a rule of the fit's class violate its final duals, and does adding one lower R? A search much stronger than
+    one bootstrap tree, at the signed weights s = q∘y − (α − β) the fit ended with: the exact best stump (or constant),
+    trees grown directly on the weighted sample (no resampling) with each cap in `leaves`, and `n_draws` bootstrap trees.
+    The rule of largest edge is added to the fit's final LP (`rmboost_master`) and the LP re-solved; `rounds` − 1 more
+    rounds priced by the direct tree follow; separately, the tree grown on the unweighted sample is added to the final
+    LP. Every R reported is the optimum of an LP actually solved (certified as in the fit)."""
+    X = clf._validate_X(X)
+    master, sol = rmboost_master(clf, X, y, sample_weight)
+    lam_of, tol, rng = clf._lam_function(master.n), float(clf.lp_tol), as_generator(random_state)
+    s = clf.pseudo_labels_ * clf.sample_weights_               # = q∘y − (α − β): what the fit's next round would price
+    cap = clf.max_leaf_nodes if isinstance(clf.base_learner, str) and clf.base_learner == "tree" else max(leaves)
+    direct = pricing_oracle(TreeLearner(max_depth=None, max_leaf_nodes=cap), X, random_state=rng)
+    searches = {"exact stump": pricing_oracle(StumpLearner(constants=True), X)}
+    searches.update({f"direct tree ≤{k} leaves": pricing_oracle(TreeLearner(max_depth=None, max_leaf_nodes=k), X, random_state=rng)
+                     for k in sorted({int(k) for k in leaves if k < cap})})
+    searches[f"direct tree ≤{cap} leaves"] = direct
+    best, edges = (-np.inf, "", None), {}
+    def consider(name, v):
+        nonlocal best
+        e = fixed_dot(s, v)
+        v, e = (v, e) if e >= 0 else (-v, -e)                  # the class is sign-closed: −h is a rule too
+        edges[name] = max(edges.get(name, -np.inf), e)
+        if e > best[0]: best = (e, name, v)
+    for name, oracle in searches.items(): consider(name, fit_rule(oracle, X, s)[1])
+    if n_draws > 0:
+        boot = pricing_oracle(rmboost_learner(clf.base_learner, clf.max_leaf_nodes), X, random_state=rng, resample=True)
+        for _ in range(int(n_draws)): consider(f"{n_draws} bootstrap trees", fit_rule(boot, X, s)[1])
+    edge, source, v = best
+    master.add_rules(v[:, None], lam_of(v))
+    cur = master.solve(); path = [sol.risk, cur.risk]
+    for _ in range(int(rounds) - 1):                           # column generation goes on, priced by the direct tree
+        p = master.q * master.y - cur.alpha_minus_beta
+        v_k = fit_rule(direct, X, p)[1]
+        if fixed_dot(p, v_k) <= lam_of(v_k) + tol: break       # Step 5: the direct tree finds no violated constraint
+        master.add_rules(v_k[:, None], lam_of(v_k)); cur = master.solve(); path.append(cur.risk)
+    m2, _ = rmboost_master(clf, X, y, sample_weight)
+    v_emp = fit_rule(direct, X, m2.q * m2.y)[1]                # round 1's pricing problem, solved without resampling
+    m2.add_rules(v_emp[:, None], lam_of(v_emp))
+    return OracleGap(float(edge), float(lam_of(v)), tol, source, v, edges, float(sol.risk), float(path[1]),
+                     np.array(path), float(m2.solve().risk), float(fixed_dot(m2.q, (v_emp != m2.y).astype(np.float64))))
+
+def stall_summary(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
+                  X, y,                    # its training data (y: the labels it was fitted on)
+                  sample_weight=None,      # the fit's sample weights, if it had any
+                  tol: float = 1e-9) -> dict:  # |μ_j| > tol counts as nonzero; R falls when it drops by more than tol
+    """How a fit's column generation went: nonzero rules, R after round 1 and at the end, the rounds at which R fell,
+    the share of rounds whose rule passed the Step-5 test (edge > λ) and the median edge over λ, the support of the final
+    dual α − β and the share of Σ|s_i| it carries (s = q∘y − (α − β), what the next round prices), the share of points
+    whose pseudo-label sign(s_i) differs from their label y_i and the share of Σ|s_i| they carry, the share of
+    training margins at |f(x_i)| = ½ (the LP's active constraints), and the (q-weighted) training errors of the rules
+    added: the best one and the median."""
+    X = clf._validate_X(X)
+    y_pm, q = _labels_and_weights(clf, y, sample_weight)
+    R, e = np.asarray(clf.risk_path_), np.asarray(clf.edge_path_)
+    lam = float(np.median(clf.lam_)) if len(clf.lam_) else float("nan")
+    fell = np.flatnonzero(np.diff(R[1:]) < -tol) + 2          # rounds k ≥ 2 with R⁽ᵏ⁾ < R⁽ᵏ⁻¹⁾
+    H = clf._rule_values(X)
+    errors = (H != y_pm[:, None]).astype(np.float64).T @ q if H.shape[1] else np.full(1, np.nan)
+    s, supp = clf.pseudo_labels_ * clf.sample_weights_, np.abs(clf.dual_) > tol
+    flip = (s * y_pm < 0)                                     # the dual turned the label round: ỹ_i = −y_i
+    nonzero = int(np.sum(np.abs(clf.coef_) > tol))
+    return dict(n=len(y_pm), lam=lam, rounds=int(clf.n_iter_), rules_added=len(clf.rules_),
+                nonzero_rules=nonzero, single_rule=nonzero == 1,
+                R_round1=float(R[1]) if len(R) > 1 else 0.5, R_final=float(clf.minimax_risk_),
+                rounds_R_fell=int(fell.size), last_fall=int(fell[-1]) if fell.size else 1,
+                share_edge_above_lam=float(np.mean(e > lam + clf.lp_tol)) if len(clf.lam_) else 0.0,
+                median_edge_over_lam=float(np.median(e) / lam) if len(clf.lam_) else float("nan"),
+                dual_support=int(supp.sum()), s_mass_on_support=float(np.abs(s[supp]).sum() / np.abs(s).sum()),
+                flipped_labels=float(np.mean(flip)), s_mass_flipped=float(np.abs(s[flip]).sum() / np.abs(s).sum()),
+                tight_margins=float(np.mean(np.abs(fixed_matvec(H, clf.coef_)) >= 0.5 - tol)),
+                best_rule_error=float(errors.min()), median_rule_error=float(np.median(errors)))

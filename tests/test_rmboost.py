@@ -495,3 +495,44 @@ def test_tree_learner_resample_counts_equal_sklearn_gains():
         t = rule.tree
         np.testing.assert_allclose(np.sort(t.gain[t.children_left != -1]), sk_gain, rtol=1e-9, atol=1e-9)
         assert t.weighted_n_node_samples[0] == len(w) and t.n_node_samples[0] == np.unique(idx).size
+
+
+def test_pricing_oracle_gap_finds_nothing_after_an_exact_stop():
+    """Exact stumps in paper mode stop at Step 5 only when no stump has edge > λ: the oracle's searches (exact stump,
+    direct stumps) must agree, and neither its rule nor the unweighted-sample stump can lower the certified R."""
+    from robust_ref.rmboost import pricing_oracle_gap, rmboost_master, stall_summary
+    X, y = make_stump_data(120, random_state=2)
+    clf = RMBoostClassifier(base_learner="stump", mode="paper", n_estimators=500).fit(X, y)
+    assert clf.stopped_
+    _, sol = rmboost_master(clf, X, y)
+    assert abs(sol.risk - clf.minimax_risk_) <= 1e-9
+    gap = pricing_oracle_gap(clf, X, y, leaves=(2,), n_draws=0, rounds=5)
+    assert not gap.violated and gap.edges["exact stump"] <= gap.lam + gap.tol
+    assert gap.edge == max(gap.edges.values())
+    s = clf.pseudo_labels_ * clf.sample_weights_
+    assert abs(float(s @ gap.values) - gap.edge) <= 1e-12          # the edge is that of the returned rule
+    assert abs(gap.risk_with_rule - gap.risk) <= 1e-9 and gap.risk_with_empirical_tree >= gap.risk - 1e-9
+    summ = stall_summary(clf, X, y)
+    assert summ["nonzero_rules"] == np.sum(np.abs(clf.coef_) > 1e-9) and summ["R_final"] == clf.minimax_risk_
+    assert summ["R_round1"] == clf.risk_path_[1] and summ["rounds"] == clf.n_iter_
+
+
+def test_pricing_oracle_gap_finds_the_rule_a_blind_learner_misses():
+    """The base learner sees feature 0 only (pure noise); feature 1 separates the classes. The stump on feature 1 alone
+    gives R = λ/2, so while R > λ/2 no optimal dual of the restricted LP is feasible over all stumps: the exact stump
+    search must find an edge > λ, and the stump grown on the unweighted sample must bring R down to λ/2."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import Pipeline
+    from robust_ref.rmboost import pricing_oracle_gap
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(100, 2)); y = np.where(X[:, 1] > 0, 1, -1)
+    blind = Pipeline([("f0", ColumnTransformer([("x0", "passthrough", [0])])), ("t", DecisionTreeClassifier(max_depth=1))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NothingLearnedWarning)
+        clf = RMBoostClassifier(base_learner=blind, n_estimators=10, random_state=0).fit(X, y)
+    lam = 1 / np.sqrt(100)
+    assert clf.minimax_risk_ > lam / 2 + 1e-3
+    gap = pricing_oracle_gap(clf, X, y, leaves=(2,), n_draws=5, rounds=3)
+    assert gap.violated and gap.edges["exact stump"] > lam + gap.tol
+    assert gap.empirical_tree_error == 0 and abs(gap.risk_with_empirical_tree - lam / 2) <= 1e-9
+    assert gap.risk_with_rule <= gap.risk + 1e-12 and np.all(np.diff(gap.risk_continued) <= 1e-9)
