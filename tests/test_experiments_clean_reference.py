@@ -99,7 +99,7 @@ def test_clean_fit_bad_input():
 def test_grid_file_options_with_line(tmp_path):
     p = tmp_path / "g.toml"
     p.write_text('[datasets.wdbc]\nsklearn = "breast_cancer"\ncolumns = [0, 0]\n[methods.tree]\n')
-    with pytest.raises(ValueError, match=r"g.toml:1: key 'wdbc'.*distinct column indices"): ex.read_grid(p)
+    with pytest.raises(ValueError, match=r"g.toml:3: key 'columns' of dataset 'wdbc'.*distinct column indices"): ex.read_grid(p)
     p.write_text('[metrics.sensitivity]\npositive = 1\ny_test = 3\n[datasets.wdbc]\nsklearn = "breast_cancer"\n[methods.tree]\n')
     with pytest.raises(ValueError, match=r"g.toml:\d+: key 'metrics'.*given by the runner"): ex.read_grid(p)
 

@@ -209,7 +209,7 @@ def test_sklearn_datasets_as_loaders_and_in_grid_files(tmp_path):
     with pytest.raises(ValueError, match=r"unknown scikit-learn dataset 'breast'.*did you mean 'breast_cancer'"): sklearn_dataset("breast")
     p = tmp_path / "g.toml"
     p.write_text('[datasets.wdbc]\nsklearn = "breast_cancer"\nn = 3\n[methods.tree]\n')
-    with pytest.raises(ValueError, match=r"g.toml:1: key 'wdbc'.*takes only sklearn.*remove 'n'"): ex.read_grid(p)
+    with pytest.raises(ValueError, match=r"g.toml:3: key 'n' of dataset 'wdbc'.*takes only sklearn.*remove 'n'"): ex.read_grid(p)
 
 
 def test_alpha_breast_cancer_grid_is_the_papers_protocol():

@@ -51,7 +51,7 @@ def test_sklearn_dataset_missing_class_and_grid_file_keys(tmp_path):
     f.write_text('methods = ["mean_herd"]\n[datasets.d]\nsklearn = "digits"\nclasses = [3, 8]\nshift = 1\n')
     with pytest.raises(ValueError, match="columns, positive, classes and scale; remove 'shift'"): ex.read_grid(f)
     f.write_text('methods = ["mean_herd"]\n[datasets.d]\nsklearn = "digits"\nclasses = [3, 8]\nscale = 0\n')
-    with pytest.raises(ValueError, match=r"g.toml:2: key 'd'.*scale must be a positive number"): ex.read_grid(f)
+    with pytest.raises(ValueError, match=r"g.toml:5: key 'scale' of dataset 'd'.*scale must be a positive number"): ex.read_grid(f)
 
 
 def test_herd_levels_match_the_chapters_recursion():
