@@ -327,3 +327,25 @@ def test_quarto_branch_with_a_stand_in_quarto(tmp_path, monkeypatch):
     n_out = lambda nb: sum(len(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code")
     assert n_out(executed) > 0 and n_out(processed) > 0, "the Quarto branch must render the executed copies (with outputs)"
     assert (book.ROOT / "README.md").read_bytes() == readme
+
+
+def test_printed_callouts_and_section_links_render(tmp_path, monkeypatch):
+    """A cell that prints a Quarto callout (`show_check`'s warning, an `output: asis` cell) renders it as a callout,
+    not as a literal `:::` fence; a link to another notebook's section in Quarto's spelling
+    (`10_rmboost.ipynb#why-rmboost-often-stops-at-one-tree`) points at the id the heading got on that page."""
+    nbs, run = tmp_path / "nbs", tmp_path / "run"
+    nbs.mkdir(); run.mkdir()
+    a = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Chapter A"),
+                                        nbformat.v4.new_markdown_cell("## Why It Stops Early\n\ntext")])
+    code = nbformat.v4.new_code_cell("show()", outputs=[nbformat.v4.new_output(
+        "display_data", data={"text/markdown": "::: {.callout-warning}\n## Rows being refreshed\n\nnot compared\n:::"})])
+    b = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Chapter B"),
+                                        nbformat.v4.new_markdown_cell("See [why](10_a.ipynb#why-it-stops-early)."), code])
+    for name, nb in (("10_a.ipynb", a), ("20_b.ipynb", b)):
+        nbformat.write(nb, nbs / name); nbformat.write(nb, run / name)
+    monkeypatch.setattr(book, "NBS", nbs)
+    book.build_site(run, tmp_path / "docs", search=False)
+    page_a, page_b = ((tmp_path / "docs" / p).read_text(encoding="utf-8") for p in ("a.html", "b.html"))
+    assert ":::" not in page_b and '<p class="rr-callout-title">Rows being refreshed</p>' in page_b
+    heading_id = re.search(r'<h2 id="([^"]+)"', page_a).group(1)
+    assert f'href="a.html#{heading_id}"' in page_b

@@ -351,7 +351,10 @@ def _apply_quarto_directives(cell):
     cell.metadata["tags"] = sorted(tags)
     for o in cell.get("outputs", []):
         md = o.get("data", {}).get("text/markdown")
-        if md: o["data"]["text/markdown"] = _QUARTO_ATTRS.sub("", md)
+        if md:  # a fence's attributes (`::: {.callout-warning}`) stay for the block renderer
+            md = md if isinstance(md, str) else "".join(md)
+            o["data"]["text/markdown"] = "\n".join(l if l.lstrip().startswith(":::") else _QUARTO_ATTRS.sub("", l)
+                                                   for l in md.split("\n"))
 
 
 
@@ -541,8 +544,12 @@ class Links:
             return m.group(0)
         text = re.sub(r'(href|src)="(https?://[^"]+)"', repl, text)
         # a markdown link to another notebook (`[chapter](10_rmboost.ipynb#sec)`, as Quarto wants it) -> its page
-        text = re.sub(r'href="([\w-]+)\.ipynb(#[^"]*)?"',
-                      lambda m: f'href="{prefix}{page_name(Path(m.group(1) + ".ipynb"))}{m.group(2) or ""}"', text)
+        # (a section anchor in Quarto's spelling, `#why-rmboost-...`, -> the id nbconvert gave the heading)
+        def nb_link(m):
+            target, anchor = page_name(Path(m.group(1) + ".ipynb")), (m.group(2) or "#")[1:]
+            if anchor: anchor = self.ids.get(target, {}).get(anchor.lower(), anchor)
+            return f'href="{prefix}{target}{"#" + anchor if anchor else ""}"'
+        text = re.sub(r'href="([\w-]+)\.ipynb(#[^"]*)?"', nb_link, text)
         if self.remote: return text
         def delink(m):
             self.delinked.setdefault(page, []).append(m.group(2))
@@ -685,9 +692,9 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     for name, nb_dict, fm in processed:
         for c in nb_dict.cells:
             if c.cell_type == "markdown": c.source = book.markdown(c.source, name)
-            for o in c.get("outputs", []):  # show_doc's docstrings can cite too
+            for o in c.get("outputs", []):  # show_doc's docstrings cite; `output: asis` cells print callouts
                 md = o.get("data", {}).get("text/markdown")
-                if md: o["data"]["text/markdown"] = book.inline(md if isinstance(md, str) else "".join(md), name)
+                if md: o["data"]["text/markdown"] = book.markdown(md if isinstance(md, str) else "".join(md), name)
     bodies = []
     for (name, _, fm), body in zip(processed, map(render_body, [d for _, d, _ in processed])):
         links.learn_ids(name, body)
