@@ -267,9 +267,10 @@ class RMBoostClassifier(BinaryClassifier):
     lam_ : ndarray, λ_j per rule.
     minimax_risk_ : float, R of the last solve.
     risk_path_ : ndarray, R⁽⁰⁾ = ½, R⁽¹⁾, … one per round; `coef_path_` μ after each round.
-    edge_path_ : ndarray, the pricing value s = pᵀħ(X) of each round's candidate.
+    edge_path_ : ndarray, the pricing value s = pᵀħ(X) of each round's candidate, at the pricing weights p (the vertex's
+        p = q∘y − (α−β), or their smoothed running mean when `dual='smoothed'`).
     dual_, dual_path_ : α − β after the last round / each round.
-    sample_weights_, pseudo_labels_ : ndarray, w and ỹ for the next round.
+    sample_weights_, pseudo_labels_ : ndarray, w = |p| and ỹ = sign p that the next round would price with.
     n_iter_ : int, rounds run.
     stopped_ : bool, Step 5 fired (paper mode).
     lp_seconds_, learner_seconds_ : float, time in the LP (adding, solving, removing rules) and in the base learner.
@@ -286,6 +287,8 @@ class RMBoostClassifier(BinaryClassifier):
         "max_leaf_nodes": [Interval("int", 2, None, closed="left")],
         "resample": ["boolean"],
         "mode": [Options({"official", "paper"})],
+        "dual": [Options({"vertex", "smoothed"})],
+        "dual_smoothing": [Interval("real", 0, 1, closed="neither")],
         "remove_inactive": [Options({"auto"}), "boolean"],
         "lp_tol": [Interval("real", 1e-10, 1e-2, closed="left")],   # HiGHS refuses feasibility tolerances below 1e-10
         "lp_warm_start": ["boolean"],
@@ -297,6 +300,7 @@ class RMBoostClassifier(BinaryClassifier):
     _parameter_inert = {   # HiGHS options reach HiGHS only on the HiGHS masters; leaves only the 'tree' learner
         "lp_options": ("lp_form", {"dual", "primal"}),
         "max_leaf_nodes": ("base_learner", {"tree"}),
+        "dual_smoothing": ("dual", {"smoothed"}),
     }
 
     def __init__(self,
@@ -306,6 +310,8 @@ class RMBoostClassifier(BinaryClassifier):
                  max_leaf_nodes: int = 11,  # leaves of the 'tree' learner (the authors' MaxNumSplits=10)
                  resample: bool = True, # fit the learner on a weighted bootstrap resample (authors' code) or with sample_weight
                  mode: str = "official",  # 'official' (K rounds, skip non-violating rules) or 'paper' (Step-5 stop + removal)
+                 dual: str = "vertex",  # price at the LP's vertex dual (the paper) or at its smoothed running mean
+                 dual_smoothing: float = 0.8,  # θ of dual='smoothed': p ← θ·p_previous + (1−θ)·p_vertex, in (0, 1)
                  remove_inactive="auto",  # Steps 14–16 (with the |·| fix); 'auto' = on in paper mode, off in official mode
                  lp_tol: float = 1e-7,  # HiGHS primal/dual feasibility tolerance (the paper used 1e-3)
                  lp_warm_start: bool = True, # keep one LP alive across rounds; False rebuilds + solves from scratch each round
@@ -315,6 +321,7 @@ class RMBoostClassifier(BinaryClassifier):
                  random_state=None):    # seed of the bootstrap resamples and the learners' seeds
         self.lam, self.n_estimators, self.base_learner, self.max_leaf_nodes = lam, n_estimators, base_learner, max_leaf_nodes
         self.resample, self.mode, self.remove_inactive, self.lp_tol = resample, mode, remove_inactive, lp_tol
+        self.dual, self.dual_smoothing = dual, dual_smoothing
         self.lp_warm_start, self.lp_form, self.tie = lp_warm_start, lp_form, tie
         self.lp_options, self.random_state = lp_options, random_state
 
@@ -364,12 +371,23 @@ def _fit(self: RMBoostClassifier, X, y_pm, w):
     risk_path, coef_path, lams, dual_path, active_path = [0.5], [np.zeros(0)], [], [np.zeros(n)], [np.zeros(0, bool)]
     lp_iters = 0; nonconstant = False
     cg = ColumnGeneration(oracle, X, master)
+    theta = float(self.dual_smoothing) if self.dual == "smoothed" else 0.0
+    p_price, mispriced = None, False   # the pricing weights; True after a smoothed price failed the test (paper mode)
+
+    def signed_weights():
+        nonlocal p_price
+        p = q * y_pm - amb                             # the vertex's weights
+        p_price = p if (p_price is None or theta == 0.0 or mispriced) else theta * p_price + (1.0 - theta) * p
+        return p_price
 
     def test(k, s, v):
-        nonlocal nonconstant
+        nonlocal nonconstant, mispriced
         nonconstant |= bool(np.ptp(v) > 0)
         if s <= lam_of(v) + tol:                      # Step 5: no violated dual constraint found
+            if self.mode == "paper" and theta and not mispriced:
+                mispriced = True; return "skip"       # smoothed weights are no LP dual: price at the vertex before stopping
             return "stop" if self.mode == "paper" else "skip"   # official mode: skip the rule, keep going
+        mispriced = False
         return "add"
     def add(rule, v):
         lam_k = lam_of(v)
@@ -391,7 +409,7 @@ def _fit(self: RMBoostClassifier, X, y_pm, w):
     def record(k):   # the state after this round
         risk_path.append(R); coef_path.append(self._dense(mu, ids, len(rules))); dual_path.append(amb)
         active_path.append(np.isin(np.arange(len(rules)), ids))
-    cg.run(self.n_estimators, lambda: q * y_pm - amb, test, add, update, record)
+    cg.run(self.n_estimators, signed_weights, test, add, update, record)
     edges, v, stopped = cg.edges, cg.values, cg.stopped
     if not nonconstant:
         raise ValueError("the base learner returned only constant rules (every rule predicts one class on all "
@@ -409,7 +427,7 @@ def _fit(self: RMBoostClassifier, X, y_pm, w):
     self.coef_path_ = coef_path
     self.edge_path_ = np.array(edges)
     self.dual_, self.dual_path_ = amb, dual_path
-    p = q * y_pm - amb
+    p = signed_weights()
     self.sample_weights_, self.pseudo_labels_ = np.abs(p), np.where(p >= 0, 1.0, -1.0)
     self.n_iter_ = len(edges)
     self.stopped_ = stopped
