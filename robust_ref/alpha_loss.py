@@ -16,7 +16,7 @@ from scipy.special import expit, log_expit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .core import BinaryClassifier, as_generator, sigmoid, Interval, Options
+from .core import BinaryClassifier, as_generator, sigmoid, warn_tiny_scale_features, Interval, Options
 from .losses import ALPHA_RANGE, AlphaLoss, conditional_minimizer, _as_margin
 from .boosting import BoostingClassifier, GradientBoost, EDGE_TOL, line_search, boosting_constraints, TREE_INERT
 from .datasets import long_servedio_world
@@ -339,6 +339,10 @@ class AlphaLogisticRegression(_ChecksAlphaFirst, BinaryClassifier):
         return loss, lam
 
 # %% ../nbs/20_alpha_loss.ipynb #0b639ef6
+_HELD_AT_ZERO = ("the L2 penalty (not scale invariant) outweighs the loss on such a feature's coefficient by ~1/spread² "
+                 "and holds it at 0; with every feature this small only the intercept (if any) is fitted (C=np.inf or "
+                 "penalty=None is scale invariant)")
+
 @patch
 def _fit(self: AlphaLogisticRegression, X, y, s):
     loss, lam = self._check_params()
@@ -353,7 +357,15 @@ def _fit(self: AlphaLogisticRegression, X, y, s):
     Z = X / scale
     Z = np.hstack([Z, np.ones((n, 1))]) if self.fit_intercept else Z
     V, total, s = y[:, None] * Z, s.sum(), s / s.sum()       # signed rows, normalised weights
-    pen = np.r_[1.0 / scale**2, np.zeros(Z.shape[1] - d)] * (lam / total) if lam else None   # ½‖θ‖²/(C Σs)
+    pen, free = None, np.ones(Z.shape[1], dtype=bool)
+    if lam:                                                  # ½‖θ‖²/(C Σs); the intercept is not penalised
+        warn_tiny_scale_features(X, "AlphaLogisticRegression", _HELD_AT_ZERO)
+        with np.errstate(divide="ignore", over="ignore"):
+            pen = np.r_[(1.0 / scale**2) * (lam / total), np.zeros(Z.shape[1] - d)]
+        # A weight beyond float64 (max |x_j| ≲ 1e-154, or C ≲ 1e-308) puts that coordinate's penalised optimum at 0 to
+        # float precision: it is held there and the others are fitted (in the objective, inf · 0 would be NaN).
+        free = np.isfinite(pen)
+        V, pen = V[:, free], pen[free]
 
     def fun(th):                                            # J(θ)/(C Σ s), and its gradient
         m = V @ th
@@ -370,7 +382,9 @@ def _fit(self: AlphaLogisticRegression, X, y, s):
     rng = as_generator(self.random_state)
     th = np.zeros(Z.shape[1]) if self.init == "zeros" else rng.uniform(0, 1, Z.shape[1])
     th[:d] *= scale                                          # init is given in the original parameters
-    if self.solver == "lbfgs":
+    th_all, th = np.zeros(Z.shape[1]), th[free]
+    if th.size == 0: self.n_iter_ = 0                        # every coordinate is held at 0: nothing to fit
+    elif self.solver == "lbfgs":
         res = minimize(fun, th, jac=True, method="L-BFGS-B",
                        options={"maxiter": int(self.max_iter), "gtol": float(self.tol), "ftol": 0.0, "maxcor": 20})
         th, self.n_iter_ = res.x, int(res.nit)
@@ -400,6 +414,7 @@ def _fit(self: AlphaLogisticRegression, X, y, s):
             warnings.warn(f"gradient descent stopped at max_iter={self.max_iter} with max |gradient| = {gmax:.3g} > "
                           f"tol={self.tol:g}: not converged; raise max_iter or lr, or use solver='lbfgs'.",
                           ConvergenceWarning)
+    th_all[free] = th; th = th_all
     self.coef_ = (th[:d] / scale).reshape(1, d)
     self.intercept_ = np.array([th[d] if self.fit_intercept else 0.0])
 

@@ -6,7 +6,9 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import numbers
+import warnings
 
 import numpy as np
 from scipy.special import expit, logsumexp as _sp_logsumexp
@@ -15,7 +17,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 # %% auto #0
-__all__ = ['check_label_types', 'encode_binary_labels', 'decode_labels', 'expect_error', 'check_features', 'check_sample_weight',
+__all__ = ['TINY_SPREAD', 'check_label_types', 'encode_binary_labels', 'decode_labels', 'expect_error', 'check_features',
+           'check_sample_weight', 'FeatureScaleWarning', 'tiny_scale_features', 'warn_tiny_scale_features',
            'as_generator', 'derive_seed', 'spawn_seeds', 'log1pexp', 'sigmoid', 'log_sigmoid', 'logsumexp',
            'InvalidParameterError', 'Interval', 'Options', 'HasMethods', 'validate_params', 'BinaryClassifier']
 
@@ -109,6 +112,39 @@ def check_sample_weight(sample_weight, n_samples: int, *, normalize: bool = Fals
     total = w.sum()
     if not total > 0: raise ValueError("sample_weight: all weights are zero; at least one sample needs a positive weight.")
     return w / total if normalize else w.copy()
+
+# %% ../nbs/00_core.ipynb #9b1f4d62
+class FeatureScaleWarning(UserWarning):
+    "Some features are on a scale the estimator's float64 arithmetic cannot see: standardise them (e.g. `StandardScaler`)."
+
+TINY_SPREAD = math.sqrt(np.finfo(np.float64).tiny)   # ≈ 1.49e-154: a smaller spread has a square below the normal range
+
+def tiny_scale_features(X, # features, n × d (finite)
+                       ) -> np.ndarray:
+    "Indices of the non-constant columns of `X` whose spread max − min is below `TINY_SPREAD` (their squares underflow)."
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] == 0: return np.zeros(0, dtype=np.intp)
+    with np.errstate(over="ignore", invalid="ignore"):   # a spread of ±1e308 columns overflows to inf: not tiny
+        spread = X.max(axis=0) - X.min(axis=0)
+    return np.flatnonzero((spread > 0) & (spread < TINY_SPREAD))
+
+def warn_tiny_scale_features(X,           # training features, n × d
+                             who: str,    # the estimator's class name (the message and the pipeline it suggests)
+                             effect: str, # what the estimator does with such a feature, one clause
+                             stacklevel: int = 4, # 4: the user's `fit` call through `BinaryClassifier.fit` and `_fit`
+                            ) -> np.ndarray:
+    "Warn (`FeatureScaleWarning`) naming the columns `tiny_scale_features` finds, what `who` does with them and the fix; returns them."
+    idx = tiny_scale_features(X)
+    if idx.size:
+        one = idx.size == 1
+        shown = ", ".join(map(str, idx[:12])) + ("" if idx.size <= 12 else f", … ({idx.size} in all)")
+        every = " (every feature)" if idx.size == np.shape(X)[1] else ""
+        spread = float(np.max(np.ptp(np.asarray(X, dtype=np.float64)[:, idx], axis=0)))
+        warnings.warn(f"{who}: feature{'' if one else 's'} {shown}{every} of X var{'ies' if one else 'y'} by less than "
+                      f"{TINY_SPREAD:.2g} (largest spread {spread:.3g}), so {effect}. Standardise the features first, "
+                      f"e.g. make_pipeline(StandardScaler(), {who}()).", FeatureScaleWarning, stacklevel=stacklevel)
+    return idx
+
 
 # %% ../nbs/00_core.ipynb #22dfd361
 def as_generator(random_state=None) -> np.random.Generator:

@@ -464,14 +464,15 @@ class GaussWorld:
 # %% ../nbs/03_datasets.ipynb #082e5a3a
 def make_stump_data(n: int = 300, # number of examples
                     *,
-                    noise: float = 0.1, # probability of flipping each label (part of the generator)
+                    noise: float = 0.1, # probability of flipping each label (part of the generator), in [0, 0.5)
                     return_clean: bool = False, # also return the clean labels
                     random_state=0, # seed or Generator; this book's reference values use seed 0
                    ):
     "RMBoost's StumpData: x ~ N(0, I₂), y = sign(x₁ + x₂²/2 − 1/2), labels flipped with probability `noise`."
     n = _check_n(n)
-    if not isinstance(noise, numbers.Real) or not 0 <= noise <= 1:
-        raise ValueError(f"noise must be a flip probability in [0, 1]; got {noise!r}.")
+    if isinstance(noise, (bool, np.bool_)) or not isinstance(noise, numbers.Real) or not 0 <= noise < 0.5:
+        raise ValueError(f"noise={noise!r} is outside the valid range [0, 0.5): a flip probability of 1/2 or more makes "
+                         "the flipped label at least as likely as the clean one (most labels inverted).")
     rng = as_generator(random_state)
     X = rng.normal(size=(n, 2))
     clean = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 > 0, 1, -1).astype(np.int64)

@@ -18,7 +18,8 @@ from sklearn.base import clone
 from sklearn.metrics.pairwise import PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
 from sklearn.utils.validation import check_is_fitted
 
-from .core import BinaryClassifier, as_generator, check_features, check_sample_weight, Interval, Options
+from .core import (BinaryClassifier, FeatureScaleWarning, as_generator, check_features, check_sample_weight,
+                             warn_tiny_scale_features, Interval, Options)
 from .datasets import long_servedio_world
 from .losses import MarginLoss, ZeroOneLoss, get_loss
 
@@ -222,6 +223,8 @@ def _is_polynomial(k) -> bool:
     return isinstance(k, str) and _KERNEL_ALIASES.get(k.strip().lower()) == "polynomial"
 
 _RATE = Interval("real", 0, 1, closed="left")   # a flip probability
+_UNSEEN = ("the kernel cannot see such a feature (its squared distances and inner products underflow float64); with every "
+           "feature this small the scores carry no information and one class is predicted")
 
 class MeanClassifier(BinaryClassifier):
     """The mean (unhinged-loss) kernel classifier f(x) = Σ_i c_i K(x_i, x): plain, balanced or noise-corrected.
@@ -285,6 +288,7 @@ class MeanClassifier(BinaryClassifier):
     def _fit(self, X, y_pm, w):
         self.kernel_ = self._make_kernel()
         _check_representable(self.kernel_, X)
+        warn_tiny_scale_features(X, type(self).__name__, _UNSEEN)
         coef = mean_coefficients(y_pm, w, variant=self.variant, rate_pos=self.rate_pos, rate_neg=self.rate_neg)
         self.X_fit_, self.support_ = X, np.arange(len(X))
         self._set_expansion(coef)
@@ -296,7 +300,7 @@ class MeanClassifier(BinaryClassifier):
         self.scale_ = 1.0
         if self.normalize or self.kernel_.name == "linear":
             norm = self.mean_norm()
-            if norm <= 1e-300:
+            if norm == 0:
                 warnings.warn("the mean vector ω is 0 (the classes' mean embeddings coincide): every ω on the ball is "
                               "optimal; the decision function is identically 0.", RuntimeWarning)
                 if self.normalize: self.scale_ = 0.0
@@ -304,11 +308,12 @@ class MeanClassifier(BinaryClassifier):
 
     def _decision(self, X):
         with np.errstate(over="ignore", invalid="ignore"):
-            s = X @ self.coef_ if self.kernel_.name == "linear" else _kernel_matvec(self.kernel_, X, self.X_fit_, self.dual_coef_)
+            # linear: x·(ω/‖ω‖) when normalised, so that a tiny-scale x·ω cannot underflow before the division
+            s = X @ (self.coef_ * self.scale_) if self.kernel_.name == "linear" else _kernel_matvec(self.kernel_, X, self.X_fit_, self.dual_coef_)
         if not np.all(np.isfinite(s)):
             raise ValueError(f"the {self.kernel_.name} kernel's scores overflow float64 on these features (max |x| = "
                              f"{np.max(np.abs(X)):.3g}): rescale X (e.g. StandardScaler) before fit and predict.")
-        return s * self.scale_
+        return s if self.kernel_.name == "linear" else s * self.scale_
 
     def predict(self, X) -> np.ndarray:
         "Class labels: `classes_[1]` where the score is > 0, and at exact zeros when `tie='positive'`."
@@ -320,7 +325,12 @@ class MeanClassifier(BinaryClassifier):
 def mean_norm(self: MeanClassifier) -> float:
     "‖ω‖ = √(cᵀKc) of the fitted expansion (O(n²) kernel evaluations in blocks; O(d) for a linear kernel)."
     check_is_fitted(self, "dual_coef_")
-    if self.kernel_.name == "linear": return float(np.linalg.norm(self.coef_))
+    if self.kernel_.name == "linear":
+        w, norm = self.coef_, float(np.linalg.norm(self.coef_))
+        if not 1e-150 < norm < 1e150 and np.any(w):   # ‖ω‖² under/overflows (features × 1e-300 or × 1e300): rescale ω
+            a = float(np.max(np.abs(w)))
+            norm = a * float(np.linalg.norm(w / a))
+        return norm
     c = self.dual_coef_
     return math.sqrt(max(float(c @ _kernel_matvec(self.kernel_, self.X_fit_, self.X_fit_, c)), 0.0))
 
@@ -874,7 +884,10 @@ class RecursiveHerdingClassifier(BinaryClassifier):
         self.stop_size, self.level, self.points, self.random_state = stop_size, level, points, random_state
 
     def _fit(self, X, y_pm, w):
-        full = MeanClassifier(bandwidth=self.bandwidth).fit(X, y_pm, sample_weight=w)
+        warn_tiny_scale_features(X, type(self).__name__, _UNSEEN)
+        with warnings.catch_warnings():                                # said once, in this class's name
+            warnings.simplefilter("ignore", FeatureScaleWarning)
+            full = MeanClassifier(bandwidth=self.bandwidth).fit(X, y_pm, sample_weight=w)
         rng = as_generator(self.random_state)
         levels = [] if self.level == 0 else full.herd_recursive(
             self.eps, parallel=self.parallel, group_size=self.group_size, stop_size=self.stop_size,

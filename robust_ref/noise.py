@@ -329,7 +329,7 @@ def mahalanobis_transition(X,               # clean training features, n × d
                            *, classes=None, # all class values (default: those in y); fixes the row order
                            low=0.5,         # smallest kept-label probability T_ii (paper: 0.5)
                            high=0.9,        # largest kept-label probability T_ii (paper: 0.9)
-                           rcond=1e-10,     # cut-off of the pseudo-inverse of the pooled covariance
+                           rcond=1e-10,     # relative cut-off of the pooled covariance's pseudo-inverse, in [0, 1)
                            ) -> np.ndarray:
     "Robust trees Appendix J: class-conditional K-class transition matrix from class-mean Mahalanobis distances, row-stochastic."
     X = check_features(X)
@@ -341,6 +341,8 @@ def mahalanobis_transition(X,               # clean training features, n × d
     low = _check_rate("low", low, 0.5, 1, "T_ii ≥ 1/2 keeps each class the most likely noisy label.")
     high = _check_rate("high", high, low, 1, "the largest kept-label probability, with low < high ≤ 1.", closed=True)
     if high == low: raise ValueError(f"high={high:g} must be larger than low={low:g}.")
+    rcond = _check_rate("rcond", rcond, 0, 1, "the pseudo-inverse drops singular values ≤ rcond × the largest; a negative "
+                        "rcond keeps exact zeros (an infinite inverse) and rcond ≥ 1 drops them all (every distance 0).")
     counts = np.bincount(codes, minlength=K)
     if counts.min() < 2:
         raise ValueError(f"class {classes[counts.argmin()]!r} has {counts.min()} points; each class needs ≥ 2 for its covariance.")

@@ -205,3 +205,19 @@ def test_class_hint_only_when_an_instance_would_do():
     with pytest.raises(InvalidParameterError) as e:
         validate_params(NeedsPrepare(mode=DecisionTreeClassifier))
     assert "not the class" not in str(e.value) and "prepare" in str(e.value)
+
+
+def test_tiny_scale_features_are_found_and_named():
+    "Issue 36: non-constant columns whose spread's square underflows are reported (constant ones are not), once, by name."
+    import warnings
+    from robust_ref.core import FeatureScaleWarning, TINY_SPREAD, tiny_scale_features, warn_tiny_scale_features
+    X = np.c_[np.arange(5.0), np.arange(5.0) * 1e-300, np.full(5, 1e-300), np.arange(5.0) * 1e-150,
+              [-1e308, 1e308, 0, 0, 0], np.arange(5.0) * TINY_SPREAD / 8]
+    assert list(tiny_scale_features(X)) == [1, 5]            # ±1e308 spreads overflow to inf: not tiny
+    with pytest.warns(FeatureScaleWarning, match=r"^Est: features 1, 5 of X vary by less than 1.5e-154.*StandardScaler\(\), Est\(\)"):
+        warn_tiny_scale_features(X, "Est", "it cannot see them")
+    with pytest.warns(FeatureScaleWarning, match=r"feature 0 \(every feature\) of X varies"):
+        warn_tiny_scale_features(X[:, [1]], "Est", "x")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert warn_tiny_scale_features(X[:, [0, 2, 3]], "Est", "x").size == 0

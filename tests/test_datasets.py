@@ -434,6 +434,13 @@ def test_stump_data_reproduces_spec_generator():
         make_stump_data(0)
 
 
+@pytest.mark.parametrize("noise", [0.5, 0.7, 1.0, -0.1, float("nan")])
+def test_stump_data_refuses_a_noise_rate_that_inverts_the_labels(noise):
+    "At noise ≥ 1/2 the flipped label is at least as likely as the clean one (0.7: most labels inverted): refused."
+    with pytest.raises(ValueError, match=r"noise=.* is outside the valid range \[0, 0.5\)"):
+        make_stump_data(50, noise=noise)
+
+
 # ---------------------------------------------------------------- Arch Boost data
 
 def test_arch_toy_grid():

@@ -3,6 +3,7 @@ explicit-feature references, exact line search against brute force, corrected-lo
 exactly on finite distributions, the Long–Servedio solver and bad input."""
 import functools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from robust_ref.losses import get_loss
 from robust_ref.mean_classifier import (
     CorrectedLoss, HerdedMeanClassifier, MeanClassifier, corrected_loss, corrected_loss_cc, herding_rate_bound,
     kernel_herding, long_servedio_solution, make_kernel, margin_for_error, mean_coefficients, noisy_masses,
-    pair_loss, parallel_herding, population_minimizer, population_risk, population_scores, recursive_herding,
+    pair_loss, parallel_herding, RecursiveHerdingClassifier, population_minimizer, population_risk, population_scores, recursive_herding,
     replay_steps, sample_masses, score_label_risk, thm3_bound, thm4_bound, zero_one)
 
 
@@ -444,8 +445,10 @@ def test_extreme_feature_scales_give_finite_scores_or_a_clear_error(cls):
     "At features × 1e300 the Gaussian kernel's ‖x‖² overflowed (inf − inf = NaN scores): now finite; linear: an error."
     X, y = _data(40, 3)
     import warnings
+    from robust_ref.core import FeatureScaleWarning
     with warnings.catch_warnings():
         warnings.simplefilter("error")                     # no overflow/invalid RuntimeWarning
+        warnings.simplefilter("ignore", FeatureScaleWarning)   # × 1e-300: the features are too small to see (tested below)
         for sc in (1e300, 1e-300, 1e150):
             clf = cls(kernel="gaussian").fit(X * sc, y)
             assert np.all(np.isfinite(clf.decision_function(X * sc)))
@@ -460,3 +463,55 @@ def test_extreme_feature_scales_give_finite_scores_or_a_clear_error(cls):
     direct = ((Z[:, None, :] / 1e150 - Z[None, :, :] / 1e150) ** 2).sum(-1) * 1e150 * 1e150
     off = ~np.eye(5, dtype=bool)                              # the diagonal is rounding-level in both formulas
     assert np.allclose(_sq_dists(Z, Z)[off], direct[off], rtol=1e-9) and np.all(np.isfinite(_sq_dists(Z, Z)))
+
+
+def _heart_standardised():
+    from sklearn.preprocessing import StandardScaler
+    from robust_ref.datasets import load_dataset
+    X, y = load_dataset("heart", return_X_y=True, missing="impute")
+    return StandardScaler().fit_transform(X), y
+
+
+_TINY = {"gaussian": lambda: MeanClassifier(), "linear": lambda: MeanClassifier(kernel="linear"),
+         "poly": lambda: MeanClassifier(kernel="poly"), "herded": lambda: HerdedMeanClassifier(random_state=0),
+         "recursive": lambda: RecursiveHerdingClassifier(random_state=0)}
+
+
+@pytest.mark.parametrize("cols", ["feature 0", "every feature"])
+@pytest.mark.parametrize("name", list(_TINY))
+def test_a_feature_too_small_for_the_kernel_is_named_in_a_warning(name, cols):
+    """Issue 36: a feature × 1e-300 vanishes from every kernel value (its squared distances and inner products underflow
+    float64); scaled so, every feature left the mean classifiers predicting one class without a word. They now warn
+    (FeatureScaleWarning) naming the feature(s) and saying to standardise; data on a normal scale stay silent."""
+    import warnings
+    from robust_ref.core import FeatureScaleWarning
+    X, y = _heart_standardised()
+    Xs = X.copy()
+    if cols == "feature 0": Xs[:, 0] *= 1e-300
+    else: Xs *= 1e-300
+    named = "feature 0 of X varies" if cols == "feature 0" else r"features 0, 1, 2, .* \(every feature\) of X vary"
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        _TINY[name]().fit(Xs, y)
+    msgs = [f"{w.category.__name__}: {w.message}" for w in rec]
+    assert len(msgs) == 1 and msgs[0].startswith("FeatureScaleWarning"), msgs   # no false 'ω is 0' diagnosis either
+    assert re.search(named, msgs[0]) and "StandardScaler" in msgs[0], msgs[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FeatureScaleWarning)
+        _TINY[name]().fit(X, y)
+
+
+def test_the_normalised_linear_mean_classifier_survives_a_tiny_scale():
+    """Every feature × 1e-300 leaves the linear mean classifier's predictions unchanged in exact arithmetic (its sign is
+    scale invariant) and its normalised scores x·ω/‖ω‖ representable (~1e-300); ‖ω‖ underflowed to 0 (a false 'ω is 0'
+    warning, scale_ = 0, every score 0). Now the normalised model predicts as on the unscaled data."""
+    import warnings
+    from robust_ref.core import FeatureScaleWarning
+    X, y = _heart_standardised()
+    ref = MeanClassifier(kernel="linear", normalize=True).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FeatureScaleWarning)
+        tiny = MeanClassifier(kernel="linear", normalize=True).fit(X * 1e-300, y)
+    assert tiny.mean_norm() > 0
+    np.testing.assert_array_equal(tiny.predict(X * 1e-300), ref.predict(X))
+    np.testing.assert_allclose(tiny.decision_function(X * 1e-300) * 1e300, ref.decision_function(X), rtol=1e-9)

@@ -418,6 +418,9 @@ BAD = [
     (mahalanobis_transition, (X3, y3), {"high": 0.5}, ValueError, "high"),
     (mahalanobis_transition, (np.zeros((30, 2)), y3), {}, ValueError, "identical means"),
     (mahalanobis_transition, (X3[:4], y3[:4]), {}, ValueError, "needs ≥ 2"),
+    (mahalanobis_transition, (X3, y3), {"rcond": -1.0}, ValueError, r"rcond=-1.0 is outside the valid range \[0, 1\)"),
+    (mahalanobis_transition, (X3, y3), {"rcond": 1.0}, ValueError, r"rcond=1.0 is outside the valid range \[0, 1\)"),
+    (mahalanobis_transition, (X3, y3), {"rcond": float("nan")}, ValueError, "rcond=nan is outside"),
     (flip_multiclass_cc, (yb, Xb), {}, ValueError, "K ≥ 3"),
     # contamination
     (contaminate_features, (Xb, 0.5), {}, ValueError, r"fraction=0.5 is outside the valid range \[0, 0.5\)"),

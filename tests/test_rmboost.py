@@ -418,13 +418,21 @@ def test_full_lp_bad_input(small):
 
 
 def _expected_failures(est):
-    # λ = 1/√n depends on the number of rows, and the trees see bootstrap resamples: weights ≠ repeated rows
+    # Measured on the check's data (15 rows, weights 0-4, 30 random features): with resample=False the 'tree' learner
+    # gets the weights themselves. Several splits separate the data perfectly; their gains tie in exact arithmetic, but
+    # a weight w and w repeated rows give gains that differ in the last bits, and the tie goes to another split (feature
+    # 29 weighted, feature 1 repeated: predictions differ by 1). λ = 1/√n counts rows (0.19 vs 0.26 here) but is not the
+    # cause: at a fixed λ = 0.1 the check fails the same way, and with the zero weights set to 1 it passes at unequal λ.
+    # The default resample=True passes (its bootstrap draws are not repetitions, but agree on this data); 'stump' too.
+    if est.resample or est.base_learner != "tree": return {}
     return {"check_sample_weight_equivalence_on_dense_data":
-            "λ defaults to 1/√n (n counts rows, not weight) and the base learner resamples; the LP itself is "
-            "weight-equivalent at fixed λ (test_sample_weight_equals_repeated_rows)"}
+            "resample=False: the tree learner breaks ties between equal-gain splits on round-off, which differs between "
+            "a weight and repeated rows (λ = 1/√n counting rows is not the cause: a fixed λ fails the same way)"}
 
 
-@parametrize_with_checks([RMBoostClassifier(n_estimators=10, random_state=0)], expected_failed_checks=_expected_failures)
+@parametrize_with_checks([RMBoostClassifier(n_estimators=10, random_state=0),
+                          RMBoostClassifier(n_estimators=10, resample=False, random_state=0)],
+                         expected_failed_checks=_expected_failures, xfail_strict=True)
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NothingLearnedWarning)
