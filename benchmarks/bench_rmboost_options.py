@@ -28,12 +28,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from scipy.stats import wilcoxon
 from threadpoolctl import threadpool_limits
 
 from robust_ref.experiments import example_grids, read_grid
 from robust_ref.experiments.run import task_data
 from robust_ref.rmboost import stall_summary
+from robust_ref.statistics import paired_comparison
 
 OPTIONS = {"paper": {}, "smoothed": {"dual": "smoothed"}, "weighted": {"resample": False},
            "smoothed+weighted": {"dual": "smoothed", "resample": False}}
@@ -61,16 +61,9 @@ def option_rows(task, options=OPTIONS) -> list[dict]:
 
 
 def paired(df: pd.DataFrame, col: str, base: str = "paper") -> pd.DataFrame:
-    "Each option against `base` on `col`, paired by task: mean difference, wins (lower), ties, losses, Wilcoxon p."
+    "Each option against `base` on `col`, paired by task (the statistics chapter's `paired_comparison`)."
     wide = df.pivot_table(index=["dataset", "rate", "split"], columns="option", values=col)
-    out = []
-    for o in [c for c in wide.columns if c != base]:
-        d = (wide[o] - wide[base]).dropna()
-        nz = d[np.abs(d) > 1e-12]
-        p = float(wilcoxon(nz).pvalue) if len(nz) >= 6 else float("nan")
-        out.append(dict(option=o, measure=col, tasks=len(d), mean_diff=d.mean(), lower=int((d < -1e-12).sum()),
-                        ties=int((np.abs(d) <= 1e-12).sum()), higher=int((d > 1e-12).sum()), wilcoxon_p=p))
-    return pd.DataFrame(out)
+    return paired_comparison(wide, base).assign(measure=col)
 
 
 def main():
@@ -96,7 +89,7 @@ def main():
                                              R_final=("R_final", "mean"), test_error=("test_error", "mean"),
                                              nonzero=("nonzero_rules", "median"), last_fall=("last_fall", "median"),
                                              ulp_changed=("ulp_changed", "mean"), fit_s=("fit_s", "median")).round(4).to_string())
-    print(pd.concat([paired(df, "R_final"), paired(df, "test_error")]).round(4).to_string(index=False))
+    print(pd.concat([paired(df, "R_final"), paired(df, "test_error")]).round(4).to_string())
     print(f"{len(tasks)} tasks × {df.option.nunique()} options in {time.perf_counter() - t0:.0f} s (commit {commit})")
     if a.csv:
         out = Path(a.csv) / "rmboost_options.csv"

@@ -9,10 +9,10 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy.stats import friedmanchisquare, studentized_range
+from scipy.stats import friedmanchisquare, studentized_range, wilcoxon
 
 # %% auto #0
-__all__ = ['OUTSIDE_STYLE', 'average_ranks', 'FriedmanResult', 'friedman', 'critical_difference', 'nemenyi',
+__all__ = ['OUTSIDE_STYLE', 'average_ranks', 'FriedmanResult', 'friedman', 'critical_difference', 'paired_comparison', 'nemenyi',
            'plot_critical_difference', 'agreement', 'agreement_counts', 'styled', 'shaded_cells', 'agreement_table',
            'Claim', 'smallest_degradation', 'tradeoff_front', 'among_best', 'vanishing_thresholds', 'provenance_table']
 
@@ -62,6 +62,25 @@ def critical_difference(n_methods: int, n_blocks: int, alpha: float = 0.05) -> f
     if not (0 < alpha < 1): raise ValueError(f"alpha must lie in (0, 1); got {alpha!r}.")
     q = studentized_range.ppf(1 - alpha, n_methods, np.inf) / np.sqrt(2)
     return float(q * np.sqrt(n_methods * (n_methods + 1) / (6 * n_blocks)))
+
+# %% ../nbs/72_statistics.ipynb #a7c2e102
+def paired_comparison(table: pd.DataFrame,  # blocks × methods, lower is better
+                      base: str,            # the column every other column is set against
+                      tie: float = 1e-12,   # |difference| ≤ tie is a tie
+                     ) -> pd.DataFrame:
+    "Each method against `base`, paired by block: mean difference, blocks lower / tied / higher, Wilcoxon's signed-rank p."
+    t = _check_table(table)
+    if base not in t.columns:
+        raise ValueError(f"base {base!r} is not a column of the table; columns are {list(t.columns)}.")
+    rows = []
+    for m in (c for c in t.columns if c != base):
+        d = (t[m] - t[base]).to_numpy()
+        nz = d[np.abs(d) > tie]
+        p = float(wilcoxon(nz).pvalue) if len(nz) >= 6 else float("nan")
+        rows.append(dict(method=m, blocks=len(d), mean_diff=float(d.mean()), lower=int(np.sum(d < -tie)),
+                         tied=int(np.sum(np.abs(d) <= tie)), higher=int(np.sum(d > tie)), wilcoxon_p=p))
+    return pd.DataFrame(rows).set_index("method")
+
 
 # %% ../nbs/72_statistics.ipynb #533ba939
 def _posthocs():
