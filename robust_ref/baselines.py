@@ -17,6 +17,7 @@ __all__ = ['AdaBoostClassifier', 'RealAdaBoostClassifier', 'LogitBoostClassifier
 # %% ../nbs/60_baselines.ipynb #3f2a5339
 class AdaBoostClassifier(BoostingClassifier):
     "Discrete AdaBoost (binary SAMME): ±1 rules, weights e^{−yF}, step ½ log((1−ε)/ε)."
+    _exact_across_platforms = True   # weights, edges, steps and leaves in a fixed order of operations (chapter 00): the same bits everywhere
     _parameter_constraints = boosting_constraints("n_estimators", "learning_rate", "base_learner", "max_depth",
                                                   "max_leaf_nodes", "criterion", "random_state")
     _parameter_inert = TREE_INERT
@@ -35,6 +36,7 @@ class AdaBoostClassifier(BoostingClassifier):
 # %% ../nbs/60_baselines.ipynb #b5bb9f0a
 class RealAdaBoostClassifier(BoostingClassifier):
     "Real AdaBoost (FHT 2000 Alg. 2, the removed SAMME.R for two classes): rules ½ log(p_w/(1−p_w)), step 1."
+    _exact_across_platforms = True   # weights, edges, steps and leaves in a fixed order of operations (chapter 00): the same bits everywhere
     _parameter_constraints = boosting_constraints("n_estimators", "learning_rate", "base_learner", "max_depth",
                                                   "max_leaf_nodes", "proba_clip", "random_state")
     _parameter_inert = TREE_INERT
@@ -50,6 +52,7 @@ class RealAdaBoostClassifier(BoostingClassifier):
 # %% ../nbs/60_baselines.ipynb #03aa56a5
 class LogitBoostClassifier(BoostingClassifier):
     "LogitBoost (FHT 2000 Alg. 3): Newton steps on log(1+e^{−2yF}); WLS fits of z = (y*−p)/(p(1−p)) clipped to ±z_max."
+    _exact_across_platforms = True   # weights, edges, steps and leaves in a fixed order of operations (chapter 00): the same bits everywhere
     _parameter_constraints = boosting_constraints("n_estimators", "learning_rate", "base_learner", "max_depth",
                                                   "max_leaf_nodes", "random_state",
                                                   z_max=[Interval("real", 0, None, closed="neither")])  # FHT: 2 to 4
@@ -67,6 +70,7 @@ class LogitBoostClassifier(BoostingClassifier):
 # %% ../nbs/60_baselines.ipynb #c44ab111
 class GentleBoostClassifier(BoostingClassifier):
     "GentleBoost (FHT 2000 Alg. 4): Newton steps on e^{−yF}; WLS fits of y with weights e^{−yF}."
+    _exact_across_platforms = True   # weights, edges, steps and leaves in a fixed order of operations (chapter 00): the same bits everywhere
     _parameter_constraints = boosting_constraints("n_estimators", "learning_rate", "base_learner", "max_depth",
                                                   "max_leaf_nodes", "random_state")
     _parameter_inert = TREE_INERT

@@ -5,6 +5,7 @@
 # %% ../nbs/05_boosting.ipynb #aaebde2e
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 
@@ -14,8 +15,8 @@ from scipy.optimize import minimize_scalar
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import BinaryClassifier, sigmoid, as_generator, Interval, Options, HasMethods
+from .core import fixed_dot, fixed_sum, fixed_exp, fixed_log, fixed_log1p
 from .losses import get_loss, ExponentialLoss, LogisticLoss, MarginLoss, normalised_exp
-from .core import log_sigmoid
 from .learners import make_weak_learner
 
 # %% auto #0
@@ -31,7 +32,7 @@ class BoostingStrategy:
     def start(self, y, w0, learning_rate: float = 1.0):
         "Called once per fit with ±1 labels `y`, user weights `w0` (> 0) and the shrinkage."
         self.y, self.w0, self.lr = y, w0, learning_rate
-        self.log_w0 = np.log(w0)
+        self.log_w0 = fixed_log(w0)
 
     def weights(self, F) -> np.ndarray | None:
         "Normalised sample weights at scores `F`; None when every weight is 0 (a stationary point: the loop stops)."
@@ -127,23 +128,23 @@ class GradientBoost(BoostingStrategy):
         return normalised_exp(self.log_w0 + self.loss.log_weight(self.y * F))
 
     def risk(self, F) -> float:
-        return float(self.w0 @ self.loss(self.y * F) / self.w0.sum())
+        return fixed_dot(self.w0, self.loss(self.y * F)) / fixed_sum(self.w0)
 
     def step(self, F, w, h) -> tuple[float, str]:
-        edge = float(w @ (self.y * h))
+        edge = fixed_dot(w, self.y * h)
         if not edge > EDGE_TOL * np.max(np.abs(h)): return 0.0, "useless"   # rounding-level edges count as none
         perfect = self._perfect(h)
         if self.step_rule == "closed_form":
-            eps = float(w @ (self.y != h)) / float(w.sum())
+            eps = fixed_dot(w, (self.y != h).astype(np.float64)) / fixed_sum(w)
             if eps <= 0: return 0.5, "perfect"                        # scikit-learn's SAMME weight 1.0
-            return self.lr * 0.5 * np.log((1 - eps) / eps), "ok"
+            return self.lr * 0.5 * math.log((1 - eps) / eps), "ok"
         if self.step_rule == "line_search":
             a = line_search(lambda a: self.risk(F + a * h), self.alpha_max)
             return (self.lr * a, "perfect" if perfect else "ok") if a > 0 else (0.0, "useless")
         if self.step_rule == "newton":
             v = self.y * F
-            curv = float(self.w0 @ (self.loss.d2(v) * h * h))
-            grad = float(self.w0 @ (-self.loss.d1(v) * self.y * h))
+            curv = fixed_dot(self.w0, self.loss.d2(v) * h * h)
+            grad = fixed_dot(self.w0, -self.loss.d1(v) * self.y * h)
             a = grad / curv if curv > 0 else line_search(lambda a: self.risk(F + a * h), self.alpha_max)
             return self.lr * a, "perfect" if perfect else "ok"
         return self.lr * float(self.step_rule), "perfect" if perfect else "ok"
@@ -164,7 +165,9 @@ class NewtonBoost(BoostingStrategy):
     def _log_curvature(self, u) -> np.ndarray:
         "log φ''(u), in closed form for the exponential and logistic losses (no underflow at |u| ~ 1e6)."
         if isinstance(self.loss, ExponentialLoss): return self.loss.log_weight(u)   # φ'' = −φ' = e^{−u}
-        if isinstance(self.loss, LogisticLoss): return log_sigmoid(u) + log_sigmoid(-u)  # φ'' = σ(u)σ(−u)
+        if isinstance(self.loss, LogisticLoss):                       # φ'' = σ(u)σ(−u): log = −|u| − 2 log(1 + e^{−|u|})
+            a = np.abs(u)
+            return -a - 2.0 * fixed_log1p(fixed_exp(-a))
         with np.errstate(divide="ignore"):
             return np.log(self.loss.d2(u))
 
@@ -176,8 +179,7 @@ class NewtonBoost(BoostingStrategy):
         u = self.scale * self.y * F
         if isinstance(self.loss, ExponentialLoss): z = self.y.copy()
         elif isinstance(self.loss, LogisticLoss):                     # −φ'/φ'' = 1/σ(u) = 1 + e^{−u}
-            with np.errstate(over="ignore"):
-                z = self.y * (1.0 + np.exp(-u))
+            z = self.y * (1.0 + fixed_exp(-u))                        # e^{−u} = inf for u < −709: clipped below
         else:
             d2 = self.loss.d2(u)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -189,12 +191,12 @@ class NewtonBoost(BoostingStrategy):
         return bound.fit_regression(self._z, w)
 
     def risk(self, F) -> float:
-        return float(self.w0 @ self.loss(self.scale * self.y * F) / self.w0.sum())
+        return fixed_dot(self.w0, self.loss(self.scale * self.y * F)) / fixed_sum(self.w0)
 
     def step(self, F, w, h) -> tuple[float, str]:
         # useless = the least-squares fit explains nothing of z (Σ w z h = Σ_leaves S²/W is 0 for the zero fit).
         # With a clipped z this is not the same as "h is a descent direction of the loss"; FHT keep such rounds.
-        if not float(w @ (self._z * h)) > 0: return 0.0, "useless"
+        if not fixed_dot(w, self._z * h) > 0: return 0.0, "useless"
         return self.lr / self.scale, "perfect" if self._perfect(h) else "ok"
 
 # %% ../nbs/05_boosting.ipynb #4473daec
@@ -267,7 +269,7 @@ def _fit(self: BoostingClassifier, X, y, w0):
     n_rounds = int(self.n_estimators)                  # validated by the declared `_parameter_constraints`
     lr = float(getattr(self, "learning_rate", 1.0))
     keep = w0 > 0                                     # zero weight ≡ sample left out
-    X, y, w0 = X[keep], y[keep], w0[keep] / w0[keep].sum()
+    X, y, w0 = X[keep], y[keep], w0[keep] / fixed_sum(w0[keep])
     strategy, learner = self._make_strategy(), self._make_learner()
     bound = learner.prepare(X, as_generator(getattr(self, "random_state", None)))
     strategy.start(y, w0, lr)
@@ -283,7 +285,7 @@ def _fit(self: BoostingClassifier, X, y, w0):
         alpha, status = strategy.step(F, w, h)
         if status == "useless":
             self.stop_reason_ = "useless"; break
-        rules.append(rule); alphas.append(float(alpha)); errors.append(float(w @ (np.sign(h) != y)))
+        rules.append(rule); alphas.append(float(alpha)); errors.append(fixed_dot(w, (np.sign(h) != y).astype(np.float64)))
         F = F + alpha * h
         risks.append(strategy.risk(F))
         if status == "perfect":

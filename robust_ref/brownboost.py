@@ -13,7 +13,7 @@ from scipy.optimize import least_squares
 from scipy.special import erf, erfcinv
 
 from .boosting import BoostingClassifier, BoostingStrategy, EDGE_TOL, boosting_constraints, TREE_INERT
-from .core import Interval
+from .core import Interval, fixed_dot, fixed_exp, fixed_sum
 from .losses import check_real, normalised_exp
 
 # %% auto #0
@@ -31,7 +31,7 @@ class _PotentialBoost(BoostingStrategy):
     weak_kind = "sign"
     def start(self, y, w0, learning_rate=1.0):
         super().start(y, w0, learning_rate)
-        self.count = w0 / w0.sum() * len(w0)          # sample multiplicities (all 1 without sample_weight)
+        self.count = w0 / fixed_sum(w0) * len(w0)          # sample multiplicities (all 1 without sample_weight)
         self.finished, self.residuals, self.times = None, [], []
 
     def weights(self, F) -> np.ndarray | None:
@@ -62,26 +62,26 @@ class BrownBoost(_PotentialBoost):
     def _log_weight(self, F): return -((self.y * F + self.s) ** 2) / self.c
     def risk(self, F) -> float:
         "Mean potential 1 − erf((yF + s)/√c) (conserved from round to round)."
-        return float(self.count @ (1 - erf((self.y * F + self.s) / math.sqrt(self.c)))) / len(self.y)
+        return fixed_dot(self.count, 1 - erf((self.y * F + self.s) / math.sqrt(self.c))) / len(self.y)
 
 # %% ../nbs/61_brownboost.ipynb #f66af8c3
 @patch
 def step(self: BrownBoost, F, w, h) -> tuple[float, str]:
     "Solve the round's edge-free and potential-conservation equations for (α, t); advance the clock by t."
     m = self.y * h
-    if not float(w @ m) > EDGE_TOL: return 0.0, "useless"
+    if not fixed_dot(w, m) > EDGE_TOL: return 0.0, "useless"
     r, s, c, k, n = self.y * F, self.s, self.c, self.count, len(self.y)
     rc, z0 = math.sqrt(c), (r + s) / math.sqrt(c)
     shift = float(np.min(z0 ** 2))                   # e^{−z²+shift}: the edge equation without underflow
-    scale = float(k @ np.exp(shift - z0 ** 2))
+    scale = fixed_dot(k, fixed_exp(shift - z0 ** 2))
     def fun(x):
         z = (r + x[0] * m + s - x[1]) / rc
-        return np.array([k @ (m * np.exp(shift - z ** 2)) / scale, k @ (erf(z) - erf(z0)) / n])
+        return np.array([fixed_dot(k, m * fixed_exp(shift - z ** 2)) / scale, fixed_dot(k, erf(z) - erf(z0)) / n])
     def jac(x):
         z = (r + x[0] * m + s - x[1]) / rc
-        g, g0 = k * np.exp(shift - z ** 2), k * np.exp(-z ** 2)
-        return np.array([[float(g @ (-2 * z)) / (rc * scale), float(g @ (2 * z * m)) / (rc * scale)],
-                         [2 * float(g0 @ m) / (math.sqrt(math.pi) * rc * n), -2 * float(g0.sum()) / (math.sqrt(math.pi) * rc * n)]])
+        g, g0 = k * fixed_exp(shift - z ** 2), k * fixed_exp(-z ** 2)
+        return np.array([[fixed_dot(g, -2 * z) / (rc * scale), fixed_dot(g, 2 * z * m) / (rc * scale)],
+                         [2 * fixed_dot(g0, m) / (math.sqrt(math.pi) * rc * n), -2 * fixed_sum(g0) / (math.sqrt(math.pi) * rc * n)]])
     a, t = self._solve(fun, jac, np.array([min(0.1, s), min(0.01, s / 2)]), np.array([0.0, 0.0]),
                        np.array([max(10 * rc, 1.0), s]))
     if not (a > 0 and t > 0): return 0.0, "useless"
@@ -130,28 +130,28 @@ class RobustBoost(_PotentialBoost):
         s = np.asarray(s, dtype=np.float64)
         if t >= 1: return np.zeros_like(s)
         sd = self.spread(t)
-        return np.exp(-((s - self.mu(t)) / sd) ** 2) / (math.sqrt(math.pi) * sd)
+        return fixed_exp(-((s - self.mu(t)) / sd) ** 2) / (math.sqrt(math.pi) * sd)
     def margins(self, F):
         "Normalised margins s = e^{−t} y F."
         return math.exp(-self.t) * self.y * F
     def _log_weight(self, F): return -((self.margins(F) - self.mu(self.t)) / self.spread(self.t)) ** 2
     def risk(self, F) -> float:
         "Mean potential Π(s, t) (conserved from round to round)."
-        return float(self.count @ self.potential(self.margins(F), self.t)) / len(self.y)
+        return fixed_dot(self.count, self.potential(self.margins(F), self.t)) / len(self.y)
 
 # %% ../nbs/61_brownboost.ipynb #9f7f3513
 @patch
 def step(self: RobustBoost, F, w, h) -> tuple[float, str]:
     "Solve the round's edge-free and potential-conservation equations for (Δm, Δt); advance the clock by Δt."
     m = self.y * h
-    if not float(w @ m) > EDGE_TOL: return 0.0, "useless"
+    if not fixed_dot(w, m) > EDGE_TOL: return 0.0, "useless"
     s, t, k, n = self.margins(F), self.t, self.count, len(self.y)
-    P0 = float(k @ self.potential(s, t))
-    om0 = float(k @ self.omega(s, t)) or 1.0
+    P0 = fixed_dot(k, self.potential(s, t))
+    om0 = fixed_dot(k, self.omega(s, t)) or 1.0
     th, rho, sf2 = self.theta, self.rho, self.sigma ** 2
     def fun(x):
         s1, t1 = s * math.exp(-x[1]) + m * x[0], t + x[1]
-        return np.array([k @ (m * self.omega(s1, t1)) / om0, (P0 - k @ self.potential(s1, t1)) / n])
+        return np.array([fixed_dot(k, m * self.omega(s1, t1)) / om0, (P0 - fixed_dot(k, self.potential(s1, t1))) / n])
     def jac(x):
         dm, dt = x
         t1 = t + dt
@@ -159,11 +159,11 @@ def step(self: RobustBoost, F, w, h) -> tuple[float, str]:
         dmu, dsd = -(th - 2 * rho) * math.exp(1 - t1), -(sf2 + 1) * math.exp(2 * (1 - t1)) / sd
         u = (s1 - mu) / sd
         du_dm, du_dt = m / sd, ((-s * math.exp(-dt) - dmu) * sd - (s1 - mu) * dsd) / sd ** 2
-        e = np.exp(-u * u)
+        e = fixed_exp(-u * u)
         om = e / (math.sqrt(math.pi) * sd)
         dom_dm, dom_dt = om * (-2 * u * du_dm), om * (-2 * u * du_dt) - om / sd * dsd
-        return np.array([[k @ (m * dom_dm) / om0, k @ (m * dom_dt) / om0],
-                         [k @ (e * du_dm) / (math.sqrt(math.pi) * n), k @ (e * du_dt) / (math.sqrt(math.pi) * n)]])
+        return np.array([[fixed_dot(k, m * dom_dm) / om0, fixed_dot(k, m * dom_dt) / om0],
+                         [fixed_dot(k, e * du_dm) / (math.sqrt(math.pi) * n), fixed_dot(k, e * du_dt) / (math.sqrt(math.pi) * n)]])
     hi_t = (1 - t) * (1 - 1e-9)
     dm, dt = self._solve(fun, jac, np.array([min(0.01, math.exp(-t)), min(hi_t / 2, 0.01)]),
                          np.array([0.0, 0.0]), np.array([math.exp(-t), hi_t]))

@@ -11,6 +11,7 @@ import numbers
 import warnings
 
 import numpy as np
+from numba import njit
 from scipy.special import expit, logsumexp as _sp_logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -19,8 +20,10 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 # %% auto #0
 __all__ = ['TINY_SPREAD', 'check_label_types', 'encode_binary_labels', 'decode_labels', 'expect_error', 'check_features',
            'check_sample_weight', 'FeatureScaleWarning', 'tiny_scale_features', 'warn_tiny_scale_features',
-           'as_generator', 'derive_seed', 'spawn_seeds', 'log1pexp', 'sigmoid', 'log_sigmoid', 'logsumexp',
-           'InvalidParameterError', 'Interval', 'Options', 'HasMethods', 'validate_params', 'BinaryClassifier']
+           'as_generator', 'derive_seed', 'spawn_seeds', 'log1pexp', 'sigmoid', 'log_sigmoid', 'logsumexp', 'fixed_dot',
+           'rows_dot', 'rows_combine', 'fixed_inverse', 'fixed_matvec', 'fixed_sum', 'fixed_exp', 'fixed_log',
+           'fixed_log1p', 'InvalidParameterError', 'Interval', 'Options', 'HasMethods', 'validate_params',
+           'BinaryClassifier']
 
 # %% ../nbs/00_core.ipynb #827d5214
 def check_label_types(y) -> None:
@@ -186,6 +189,130 @@ def log_sigmoid(v):
 def logsumexp(a, axis=None, b=None):
     "log Σ b·e^a, stable (scipy's implementation, re-exported so the book imports it from one place)."
     return _sp_logsumexp(a, axis=axis, b=b)
+
+# %% ../nbs/00_core.ipynb #f1xed002
+@njit(cache=True)
+def fixed_dot(a, b) -> float:
+    "Σ_k a_k b_k summed in index order from 0 (the same bits on every processor)."
+    s = 0.0
+    for k in range(a.shape[0]): s += a[k] * b[k]
+    return s
+
+@njit(cache=True)
+def rows_dot(R, x):
+    "R @ x for R held by rows: out_j = Σ_i R_ji x_i, each summed in index order (four rows at a time, for speed only)."
+    t, n = R.shape
+    out = np.zeros(t)
+    j = 0
+    while j + 4 <= t:
+        s0 = s1 = s2 = s3 = 0.0
+        for i in range(n):
+            xi = x[i]
+            s0 += R[j, i] * xi; s1 += R[j + 1, i] * xi; s2 += R[j + 2, i] * xi; s3 += R[j + 3, i] * xi
+        out[j], out[j + 1], out[j + 2], out[j + 3] = s0, s1, s2, s3
+        j += 4
+    for jj in range(j, t): out[jj] = fixed_dot(R[jj], x)
+    return out
+
+@njit(cache=True)
+def _accumulate(out, c, R):
+    "out += Σ_k c_k R_k· with k in index order (four rows per pass over `out`: the same sums, fewer loads and stores)."
+    t, m = R.shape
+    k = 0
+    while k + 4 <= t:
+        c0, c1, c2, c3 = c[k], c[k + 1], c[k + 2], c[k + 3]
+        r0, r1, r2, r3 = R[k], R[k + 1], R[k + 2], R[k + 3]
+        for j in range(m): out[j] = out[j] + c0 * r0[j] + c1 * r1[j] + c2 * r2[j] + c3 * r3[j]   # left to right
+        k += 4
+    for kk in range(k, t):
+        ck, rk = c[kk], R[kk]
+        for j in range(m): out[j] += ck * rk[j]
+
+@njit(cache=True)
+def rows_combine(c, R):
+    "c @ R = Σ_k c_k R_k·, each entry summed over k in index order from 0."
+    out = np.zeros(R.shape[1])
+    _accumulate(out, c, R)
+    return out
+
+# %% ../nbs/00_core.ipynb #f1xed004
+@njit(cache=True)
+def _gauss_jordan(M, X):
+    "Reduce M to I by row operations in a fixed order, applying them to X (in place); False if M is singular."
+    t = M.shape[0]
+    for c in range(t):
+        p, big = c, abs(M[c, c])
+        for i in range(c + 1, t):                  # partial pivoting: the largest |m_ic|, the first row on a tie
+            if abs(M[i, c]) > big: p, big = i, abs(M[i, c])
+        if not (big > 0.0 and big < np.inf): return False
+        if p != c:
+            for k in range(t):
+                M[c, k], M[p, k] = M[p, k], M[c, k]
+                X[c, k], X[p, k] = X[p, k], X[c, k]
+        piv = M[c, c]
+        for k in range(c, t): M[c, k] /= piv      # columns left of c are already 0 in row c
+        for k in range(t): X[c, k] /= piv
+        for i in range(t):
+            f = M[i, c]
+            if i == c or f == 0.0: continue
+            for k in range(c, t): M[i, k] -= f * M[c, k]
+            for k in range(t): X[i, k] -= f * X[c, k]
+    return True
+
+def fixed_inverse(M) -> np.ndarray | None:
+    "M⁻¹ (C order) by Gauss–Jordan elimination with partial pivoting, in a fixed order of operations; None if M is singular."
+    M = np.array(M, dtype=np.float64, order="C")   # a copy: the elimination works in place
+    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix; got shape {M.shape}.")
+    X = np.eye(M.shape[0])
+    return X if _gauss_jordan(M, X) else None
+
+# %% ../nbs/00_core.ipynb #f1xed006
+def fixed_matvec(A, x) -> np.ndarray:
+    "A @ x with every entry summed in index order, for A in either memory order (`rows_dot` or `rows_combine`: the same bits)."
+    A, x = np.asarray(A, dtype=np.float64), np.ascontiguousarray(x, dtype=np.float64)
+    if A.ndim != 2 or x.shape != (A.shape[1],):
+        raise ValueError(f"need a 2-D A and x with one entry per column of A; got shapes {A.shape} and {x.shape}.")
+    if A.flags.c_contiguous: return rows_dot(A, x)
+    if A.T.flags.c_contiguous: return rows_combine(x, A.T)
+    return rows_dot(np.ascontiguousarray(A), x)
+
+# %% ../nbs/00_core.ipynb #f1xed008
+@njit(cache=True)
+def fixed_sum(a) -> float:
+    "Σ_k a_k summed in index order from 0."
+    s = 0.0
+    for k in range(a.shape[0]): s += a[k]
+    return s
+
+@njit(cache=True)
+def _exp_loop(x, out):
+    for i in range(x.shape[0]): out[i] = math.exp(x[i])
+
+@njit(cache=True)
+def _log_loop(x, out):
+    for i in range(x.shape[0]): out[i] = math.log(x[i])
+
+@njit(cache=True)
+def _log1p_loop(x, out):
+    for i in range(x.shape[0]): out[i] = math.log1p(x[i])
+
+def _elementwise(loop, x):
+    x = np.asarray(x, dtype=np.float64)
+    out = np.empty(x.size)
+    loop(np.ascontiguousarray(x).reshape(-1), out)
+    return out.reshape(x.shape)[()]          # a number in, a number out
+
+def fixed_exp(x):
+    "e^x element by element by the C library's `exp` (not numpy's SIMD dispatch: the same bits on every processor)."
+    return _elementwise(_exp_loop, x)
+
+def fixed_log(x):
+    "log x element by element by the C library's `log` (−inf at 0, NaN below)."
+    return _elementwise(_log_loop, x)
+
+def fixed_log1p(x):
+    "log(1 + x) element by element by the C library's `log1p` (−inf at −1, NaN below)."
+    return _elementwise(_log1p_loop, x)
 
 # %% ../nbs/00_core.ipynb #61833652
 class InvalidParameterError(ValueError, TypeError):

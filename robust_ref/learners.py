@@ -12,7 +12,7 @@ import numpy as np
 from fastcore.basics import patch
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from .core import check_features, as_generator
+from .core import check_features, as_generator, fixed_log, fixed_log1p
 from .tree_builder import RegressionTreeBuilder, Tree, TreeBuilder
 
 # %% auto #0
@@ -76,7 +76,7 @@ def _check_proba_clip(c) -> float:
 def half_logit(p, proba_clip: float = 1e-4) -> np.ndarray:
     "½ log(p̃/(1−p̃)) with p̃ = (1−c)p + c/2 shrunk towards ½ so that pure leaves stay finite (|·| ≤ ½ log((2−c)/c))."
     p = (1.0 - proba_clip) * np.asarray(p, dtype=np.float64) + proba_clip / 2
-    return 0.5 * (np.log(p) - np.log1p(-p))
+    return 0.5 * (fixed_log(p) - fixed_log1p(-p))                 # the C library's log: the same bits on every processor
 
 class TreeRule(Rule):
     "A fitted tree as a rule: `output` is 'sign' (±1 class), 'logit' (½ log-odds) or 'value' (regressor)."

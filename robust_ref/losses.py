@@ -15,7 +15,7 @@ import numpy as np
 from fastcore.basics import patch
 from scipy.special import expit, log_expit
 
-from .core import Interval, InvalidParameterError
+from .core import Interval, InvalidParameterError, fixed_exp, fixed_sum
 
 # %% auto #0
 __all__ = ['FINITE', 'ALPHA_RANGE', 'GAMMA_MAX', 'LOSSES', 'check_real', 'normalised_exp', 'MarginLoss', 'ExponentialLoss',
@@ -60,15 +60,16 @@ def check_real(name: str, # the parameter's name, for the message
 
 def normalised_exp(log_w, # log-weights (−inf allowed: weight 0)
                   ) -> np.ndarray | None:
-    "exp(log_w) / Σ exp(log_w) without overflow (shift by the maximum); None when every weight is 0 (all −inf)."
+    """exp(log_w) / Σ exp(log_w) without overflow (shift by the maximum); None when every weight is 0 (all −inf).
+    `fixed_exp` and `fixed_sum`: the same bits on every processor (boosting's tree splits are decided by these weights)."""
     lw = np.atleast_1d(np.asarray(log_w, dtype=np.float64))
     if lw.size == 0: return lw
     m = np.max(lw)
     if not np.isfinite(m):
         if np.isnan(m) or m > 0: raise ValueError(f"log-weights must be < +inf and not NaN; got max {m}.")
         return None
-    w = np.exp(lw - m)
-    return w / w.sum()
+    w = fixed_exp(lw - m)
+    return w / fixed_sum(w)
 
 # %% ../nbs/01_losses.ipynb #f0aedea5
 _BIG = 1e6  # the margin used as "±infinity" for limits; every loss is exact there in float64
