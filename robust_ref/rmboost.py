@@ -280,6 +280,7 @@ class RMBoostClassifier(BinaryClassifier):
     """
 
     _exact_across_platforms = True   # every decision in a fixed order of operations (chapter 06): the same bits everywhere
+    _params_added_later = {"dual": "vertex", "dual_smoothing": 0.8}   # at these values a grid's fingerprint leaves them out
     _parameter_constraints = {
         "lam": [Options({"auto"}), Interval("real", 0, None, closed="neither"), callable],
         "n_estimators": [Interval("int", 1, None, closed="left")],

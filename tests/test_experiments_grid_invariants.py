@@ -75,3 +75,13 @@ def test_existing_grid_files_keep_ids_keys_and_seeds(name):
 def test_every_shipped_grid_that_existed_is_checked():
     "A grid file removed or renamed would silently drop out of the check above."
     assert set(ALL) <= set(example_grids())
+
+
+def test_a_parameter_added_later_changes_the_fingerprint_only_when_set():
+    "RMBoost's dual/dual_smoothing came after its records: left out of `describe` at the old behaviour, kept otherwise."
+    from robust_ref.experiments import get_method
+    plain, vertex = get_method("rmboost").describe(), get_method("rmboost", dual="vertex").describe()
+    assert "dual" not in plain["params"] and plain == vertex
+    smoothed = get_method("rmboost", dual="smoothed").describe()["params"]
+    assert smoothed["dual"] == "smoothed" and "dual_smoothing" not in smoothed
+    assert get_method("rmboost", dual="smoothed", dual_smoothing=0.5).describe()["params"]["dual_smoothing"] == 0.5

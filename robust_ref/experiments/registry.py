@@ -86,9 +86,16 @@ class Method:
         return est
 
     def describe(self) -> dict:
-        "Class path and parameters, as stored with every result row."
-        return dict(estimator=_class_path(self.estimator),
-                    params=_jsonable({**self.estimator.get_params(deep=False), **self.params}))
+        """Class path and parameters, as stored with every result row. A parameter an estimator gained after grids were
+        run from it is left out while it has the value that reproduces the old behaviour (the class's `_params_added_later`),
+        so those grids keep their fingerprints."""
+        params = {**self.estimator.get_params(deep=False), **self.params}
+        later = getattr(type(self.estimator), "_params_added_later", {})
+        params = {k: v for k, v in params.items() if not (k in later and _same_value(v, later[k]))}
+        return dict(estimator=_class_path(self.estimator), params=_jsonable(params))
+
+def _same_value(a, b) -> bool:
+    return type(a) is type(b) and a == b
 
 def _route_to_last_step(est, params: dict, valid) -> dict:
     "For a Pipeline, `C=1` means the final estimator's `C` (`logisticregression__C`) unless the name is the pipeline's own."
