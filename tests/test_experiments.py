@@ -270,7 +270,8 @@ def test_a_row_of_another_grid_is_refused_with_file_and_line(tmp_path):
 
 
 KILL_SCRIPT = """
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)   # Ctrl-C raises, even where the parent started us ignoring SIGINT
 from sklearn.tree import DecisionTreeClassifier
 import robust_ref.experiments as E
 
@@ -281,7 +282,7 @@ class SlowTree(DecisionTreeClassifier):
     def fit(self, X, y, **kw):
         global fits
         fits += 1
-        time.sleep(600 if HOLD_AFTER is not None and fits > HOLD_AFTER else float(sys.argv[2]))
+        time.sleep(120 if HOLD_AFTER is not None and fits == HOLD_AFTER + 1 else float(sys.argv[2]))
         return super().fit(X, y, **kw)
 
 grid = E.Grid(["heart"], [("slow", SlowTree(max_depth=3))], noise=["uniform"], rates=[0.0, 0.2], seeds=6, name="kill")
@@ -300,7 +301,10 @@ def test_a_killed_or_interrupted_run_loses_nothing(tmp_path, sig):
     proc = subprocess.Popen([sys.executable, str(script), str(out), "0.1", "3"], env=env, stderr=subprocess.PIPE)
     t0 = time.time()
     while (not log.is_file() or len(log.read_text().splitlines()) < 3) and time.time() - t0 < 120: time.sleep(0.05)
-    proc.send_signal(getattr(signal, sig)); _, err = proc.communicate()
+    proc.send_signal(getattr(signal, sig))
+    try: _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill(); pytest.fail(f"the run did not stop within 60 s of {sig}")
     if sig == "SIGINT":   # Ctrl-C: the run stops with KeyboardInterrupt after consolidating what it has
         assert b"KeyboardInterrupt" in err and (out / "results.parquet").is_file()
     kept = len(log.read_text().splitlines())
