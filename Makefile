@@ -32,7 +32,7 @@ book: $(STAMP)
 # which runs every code cell as nbdev_test does (no notebook uses nbdev_test's skip flags; the test checks every cell
 # ran) and keeps the executed copies that the docs build and the browser test render. `make nbtest` is nbdev_test alone.
 test: $(STAMP)
-	@echo "== pytest: every notebook's own checks (papermill), estimator checks, properties, bad input, export sync, docs =="
+	@echo "== pytest: every notebook under nbdev_test, estimator checks, properties, bad input, export sync, docs in Chromium =="
 	$(PY) -m pytest tests -ra -n 2 --durations=15
 
 nbtest: $(STAMP)

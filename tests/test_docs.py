@@ -402,7 +402,7 @@ def test_the_caption_check_can_fail():
 
 @pytest.mark.parametrize("name", TABLES_AS_HTML)
 def test_no_text_tables_in_executed_pages(name):
-    "The executed notebook shows no table as plain text, and every HTML table has a caption (papermill run, cached)."
+    "The executed notebook shows no table as plain text, and every HTML table has a caption (the nbdev_test run, cached)."
     from conftest import execute_once
     executed = nbformat.read(execute_once(book.NBS / name), as_version=4)
     bad = text_table_outputs(executed)

@@ -1,5 +1,5 @@
 """Checks of the α-loss, robust-trees and mean-classifier results (`robust_ref.theory`, section "More results: α-loss,
-robust trees and the mean classifier"): each holds as stated on its test bed and fails under its plausible errors;
+robust trees and the mean classifier"): each is registered with its plausible errors (chapter 80 asserts they all fail);
 hand-computed values pin the test beds."""
 import numpy as np
 import pytest
@@ -7,14 +7,12 @@ import pytest
 from robust_ref import theory as th
 
 
+# That each registered check holds and fails under every one of its mutations is asserted once, by the summary cell of
+# the theorem-checks chapter (nbs/80_theory.ipynb: `summary_table()` over every check, run by nbdev_test in `make test`).
 @pytest.mark.parametrize("name", sorted(th.CHECKS_MORE_A))
-def test_registered_check_holds_and_every_mutation_fails(name):
+def test_registered_check_has_mutations(name):
     fn, kw, bed, muts = th.CHECKS_MORE_A[name]
-    c = fn(**kw)
-    assert c.ok, c
-    assert muts, f"{name} has no mutation"
-    for m, mk in muts.items():
-        assert not fn(**{**kw, **mk}).ok, f"{name}: mutation {m!r} still passes"
+    assert callable(fn) and bed and muts, f"{name} has no mutation"
 
 
 def test_registry_is_merged_into_checks():
