@@ -39,22 +39,26 @@ def _paths(nb: Path):
     return book.RUN / f".{nb.stem}.{_RUN_ID}.lock", book.RUN / f".{nb.stem}.{_RUN_ID}.json"
 
 
-def execute_once(nb: Path) -> Path:
-    "nbdev_test `nb` into _run/ once per test run (across xdist workers); re-raise its failure for every caller."
+def _run_unless_claimed(nb: Path) -> None:
+    "Execute `nb` and record the result, unless another worker has claimed it already (then return at once)."
     lock, result = _paths(nb)
     try:
         os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        owner = True
     except FileExistsError:
-        owner = False
-    if owner:
-        try:
-            ok, log = run_nbdev_test(nb)
-            record = {"ok": ok, "out": str(book.RUN / nb.name), "error": "" if ok else log}
-        except Exception as e:  # noqa: BLE001  (recorded and re-raised to every caller)
-            record = {"ok": False, "error": f"{type(e).__name__}: {e}"[:20000]}
-        tmp = result.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record)); tmp.replace(result)
+        return
+    try:
+        ok, log = run_nbdev_test(nb)
+        record = {"ok": ok, "out": str(book.RUN / nb.name), "error": "" if ok else log}
+    except Exception as e:  # noqa: BLE001  (recorded and re-raised to every caller)
+        record = {"ok": False, "error": f"{type(e).__name__}: {e}"[:20000]}
+    tmp = result.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record)); tmp.replace(result)
+
+
+def execute_once(nb: Path) -> Path:
+    "nbdev_test `nb` into _run/ once per test run (across xdist workers); re-raise its failure for every caller."
+    _run_unless_claimed(nb)
+    result = _paths(nb)[1]
     t0 = time.time()
     while not result.exists():
         if time.time() - t0 > _WAIT_S: raise TimeoutError(f"{nb.name}: another worker never finished executing it")
@@ -62,6 +66,13 @@ def execute_once(nb: Path) -> Path:
     record = json.loads(result.read_text())
     if not record["ok"]: raise RuntimeError(f"{nb.name} failed under nbdev_test:\n{record['error']}")
     return Path(record["out"])
+
+
+def execute_all(nbs: list[Path]) -> list[Path]:
+    """Every notebook of `nbs` executed once per test run. A worker first runs each notebook nobody has claimed, then waits
+    for the others' results: two workers both needing every notebook split them instead of queueing on the same one."""
+    for nb in nbs: _run_unless_claimed(nb)
+    return [execute_once(nb) for nb in nbs]
 
 
 @pytest.fixture(scope="session")

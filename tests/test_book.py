@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 import book
-from conftest import execute_once
+from conftest import execute_all, execute_once
 
 _RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
 THEOREM_FENCE = re.compile(r"^:{3,}\s*\{#(?:%s)-[\w-]+" % "|".join(book.THEOREM_KINDS), flags=re.M)
@@ -36,7 +36,7 @@ INSTALL = "install it with `apt-get update && apt-get install -y chromium` (Debi
 def site_once() -> Path:
     "Build the offline site from the executed notebooks once per test run (across xdist workers), into _run/."
     if os.environ.get("BOOK_SITE"): return Path(os.environ["BOOK_SITE"])
-    for nb in book.notebooks(): execute_once(nb)
+    execute_all(book.notebooks())
     out = book.RUN / f".site-{_RUN_ID}"
     lock, done = book.RUN / f".site-{_RUN_ID}.lock", book.RUN / f".site-{_RUN_ID}.json"
     try:

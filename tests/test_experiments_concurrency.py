@@ -66,13 +66,15 @@ def test_a_waiting_run_starts_when_the_holder_ends(tmp_path):
     store = E.ResultStore(out, grid)
     script = ("import sys, time, robust_ref.experiments as E\n"
               "g = E.Grid(['heart'], ['tree'], rates=[0.0, 0.2], seeds=2, name='q')\n"
+              "print('imported', flush=True)\n"
               "t = time.monotonic(); df = E.run_grid(g, sys.argv[1], backend='serial', progress=False, wait=float(sys.argv[2]))\n"
               "print(df.attrs['new'], df.attrs['already_done'], round(time.monotonic() - t, 1))\n")
     refused = subprocess.run([sys.executable, "-c", script, str(out), "0"], env=ENV, capture_output=True, text=True, timeout=300)
     assert refused.returncode == 1 and f"FolderLockedError: results folder {out} is being written by another run (pid {os.getpid()}" in refused.stderr
     waiting = subprocess.Popen([sys.executable, "-c", script, str(out), "60"], env=ENV, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    time.sleep(8)                                             # it has imported and is polling the lock by now
+    assert waiting.stdout.readline() == "imported\n"          # its imports done (they took > 8 s on a loaded CI machine)
+    time.sleep(3)                                             # it is polling the lock by now
     assert waiting.poll() is None
     store.close()
     o, e = waiting.communicate(timeout=300)
