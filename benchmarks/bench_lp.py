@@ -67,7 +67,7 @@ from robust_ref.datasets import load_dataset
 from robust_ref.learners import TreeLearner
 import robust_ref.lp as lp_module
 from robust_ref.lp import DenseDualSimplex, LPBoostClassifier, LPBoostMaster, MasterLP
-from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
+from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier, RMBoostMaster
 
 
 
@@ -345,7 +345,7 @@ def lpboost_on_highs():
 def pivot_floor(X, y, rounds, nu, seed, perturb):
     "Whole-fit pivots on every path, then the floor of the LP seconds on the default path against the learner's."
     tree = TreeLearner(max_depth=None, max_leaf_nodes=11)
-    fits = {"rmboost": (f"K={2 * rounds}", lambda **kw: RMBoostClassifier(n_estimators=2 * rounds, random_state=seed, **kw)),
+    fits = {"rmboost": (f"K={2 * rounds}", lambda **kw: RMBoostClassifier(**PAPER_SETTINGS, n_estimators=2 * rounds, random_state=seed, **kw)),
             "lpboost": (f"nu={nu:g}", lambda **kw: LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree,
                                                                      tol=0.0, random_state=seed))}
     paths, floors = [], []
@@ -386,7 +386,7 @@ def fit_times(data, rounds, nu, seed):
     tree = TreeLearner(max_depth=None, max_leaf_nodes=11)
     out = {}
     for K in rounds:
-        for master, est in (("rmboost", RMBoostClassifier(n_estimators=K, random_state=seed)),
+        for master, est in (("rmboost", RMBoostClassifier(**PAPER_SETTINGS, n_estimators=K, random_state=seed)),
                             ("lpboost", LPBoostClassifier(nu=nu, n_estimators=K, base_learner=tree, tol=0.0, random_state=seed))):
             c0 = time.process_time(); est.fit(X, y); cpu = time.process_time() - c0
             out[f"{master} {K}"] = dict(cpu_s=cpu, lp_s=est.lp_seconds_, learner_s=est.learner_seconds_, pivots=int(est.lp_iterations_),
@@ -477,8 +477,8 @@ def fit_shares(X, y, rounds, nu, seed, perturb=0.0):
                                                         random_state=seed)),
             ("LPBoost", "nu=auto", LPBoostClassifier(nu="auto", n_estimators=rounds, base_learner=tree, tol=0.0,
                                                      random_state=seed)),
-            ("RMBoost", f"K={rounds}", RMBoostClassifier(n_estimators=rounds, random_state=seed)),
-            ("RMBoost", f"K={2 * rounds}", RMBoostClassifier(n_estimators=2 * rounds, random_state=seed))]
+            ("RMBoost", f"K={rounds}", RMBoostClassifier(**PAPER_SETTINGS, n_estimators=rounds, random_state=seed)),
+            ("RMBoost", f"K={2 * rounds}", RMBoostClassifier(**PAPER_SETTINGS, n_estimators=2 * rounds, random_state=seed))]
     rows = []
     for name, setting, est in fits:
         rows.append(dict(estimator=name, setting=setting, perturb=0.0, **_timed_fit(est, X, y)))
@@ -496,7 +496,7 @@ def learner_old_vs_new(names, rounds, seed, repeats):
         runs = {"old": [], "new": []}
         for _ in range(repeats):
             for which, bl in (("old", DecisionTreeClassifier(max_leaf_nodes=11)), ("new", "tree")):
-                runs[which].append(_timed_fit(RMBoostClassifier(n_estimators=rounds, base_learner=bl, random_state=seed),
+                runs[which].append(_timed_fit(RMBoostClassifier(**PAPER_SETTINGS, n_estimators=rounds, base_learner=bl, random_state=seed),
                                               X, y))
         med = {w: pd.DataFrame(r).median(numeric_only=True) for w, r in runs.items()}
         for w in ("old", "new"):
@@ -517,7 +517,7 @@ def accuracy_old_vs_new(name, rounds, seeds):
     for seed in range(seeds):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=seed, stratify=y)
         for which, bl in (("old", DecisionTreeClassifier(max_leaf_nodes=11)), ("new", "tree")):
-            m = RMBoostClassifier(n_estimators=rounds, base_learner=bl, random_state=seed).fit(Xtr, ytr)
+            m = RMBoostClassifier(**PAPER_SETTINGS, n_estimators=rounds, base_learner=bl, random_state=seed).fit(Xtr, ytr)
             acc[which].append(float(np.mean(m.predict(Xte) == yte)))
     a, b = np.array(acc["old"]), np.array(acc["new"])
     d = b - a

@@ -24,13 +24,13 @@ from threadpoolctl import threadpool_limits
 from _common import warm_up_rmboost
 from robust_ref.datasets import load_dataset
 from robust_ref.learners import rule_matrix
-from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
+from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier, RMBoostMaster
 
 
 def warm_fit(X, y, rounds, seed=0, form="dense"):
     "Fit RMBoost (official mode, resampled ≤11-leaf trees) with the warm-started master; returns (model, wall seconds)."
     t0 = time.perf_counter()
-    model = RMBoostClassifier(n_estimators=rounds, random_state=seed, lp_form=form).fit(X, y)
+    model = RMBoostClassifier(**PAPER_SETTINGS, n_estimators=rounds, random_state=seed, lp_form=form).fit(X, y)
     return model, time.perf_counter() - t0
 
 

@@ -193,7 +193,7 @@ def _authors_rmboost():
 
 
 def _rmboost(repeats):
-    from robust_ref.rmboost import RMBoostClassifier
+    from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier
     authors = _authors_rmboost()
     print("\nRMBoost, K = 200: fit time old (DecisionTreeClassifier(max_leaf_nodes=11) rule learner) / new (compiled "
           "builder), target ≥ 1.8×; learner's share of the fit (target: halved)")
@@ -201,7 +201,7 @@ def _rmboost(repeats):
         X, y = load_dataset(name, return_X_y=True, missing="impute")
         fits = {}
         for label, base in (("old", DecisionTreeClassifier(max_leaf_nodes=11)), ("new", "tree")):
-            m = RMBoostClassifier(n_estimators=200, base_learner=base, random_state=0)
+            m = RMBoostClassifier(**PAPER_SETTINGS, n_estimators=200, base_learner=base, random_state=0)
             fits[label] = (median_time(lambda: m.fit(X, y), repeats), m.learner_seconds_, m.lp_seconds_)
         (to, lo, _), (tn, ln, lpn) = fits["old"], fits["new"]
         halved = ln / tn <= lo / to / 2           # target: the learner's share of the fit halves

@@ -19,7 +19,7 @@ from fastcore.basics import patch
 from numba import njit
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, decode_labels
 from .core import _accumulate, fixed_dot, fixed_inverse, fixed_matvec, rows_combine, rows_dot  # re-exported
@@ -941,6 +941,10 @@ def pricing_oracle(base_learner,  # 'stump', 'tree', a chapter-04 learner (`prep
         if resample and isinstance(learner, TreeLearner): return _ResampledTrees(X, learner, as_generator(random_state))
         return learner.prepare(X, random_state=random_state)
     if all(hasattr(base_learner, m) for m in ("fit", "predict", "get_params")):
+        if not resample and not has_fit_parameter(base_learner, "sample_weight"):
+            raise TypeError(f"base_learner {type(base_learner).__name__}'s fit takes no sample_weight, which pricing with "
+                            "resample=False passes it: use resample=True (weighted bootstrap resamples) or a classifier "
+                            "whose fit accepts sample_weight.")
         return _EstimatorOracle(X, base_learner, resample, as_generator(random_state))
     raise TypeError("base_learner must be 'stump', 'tree', a weak learner with prepare(X, random_state), or a "
                     f"scikit-learn classifier with fit, predict and get_params; got {type(base_learner).__name__}.")

@@ -259,7 +259,8 @@ _REGISTRY = {
     "arb_gamma":       [(_own("robust_ref.archboost", "ARBGamma"), "ARB-γ, Arch Boost with the γ-robust loss", {"n_estimators": 20})],
     "arb_trunc_exp":   [(_own("robust_ref.archboost", "ArchBoostClassifier", loss="truncated_exponential", step=0.8),
                          "Arch Boost with the truncated exponential loss (step 0.8)", {"n_estimators": 20})],
-    "rmboost":         [(_own("robust_ref.rmboost", "RMBoostClassifier"), "robust minimax boosting (minimax 0-1 risk, risk bound R)", {"n_estimators": 20})],
+    "rmboost":         [(_own("robust_ref.rmboost", "RMBoostClassifier", resample=True, dual="vertex"), "robust minimax boosting, "
+                         "the paper's algorithm (vertex duals, trees on weighted bootstrap resamples; minimax 0-1 risk, risk bound R)", {"n_estimators": 20})],
     "robust_tree":     [(_own("robust_ref.trees", "RobustTreeClassifier"), "decision tree with a robust loss", {})],
     "robust_forest":   [(_own("robust_ref.trees", "RobustForestClassifier"), "random forest with a robust loss", {"n_estimators": 3})],
     "mean_classifier": [(_scaled("robust_ref.mean_classifier", "MeanClassifier"), "the mean classifier; needs unit-scale features, so the registry standardises them first", {})],
