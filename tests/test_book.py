@@ -109,6 +109,88 @@ def open_in_chromium(exe: str, url: str, budget_ms: int = 20000) -> tuple[str, l
     return r.stdout, console
 
 
+class Browser:
+    """One headless Chromium driven over the DevTools protocol, as a reader uses a page: load it, wait for its scripts,
+    focus a field and type into it, read what is shown. Started with `--remote-debugging-port=0`; the port Chromium
+    picked is read from `DevToolsActivePort` in its profile directory; JSON messages go over a websocket
+    (`websocket-client`, in the `dev` extra)."""
+
+    def __init__(self, exe: str):
+        import tempfile
+        import urllib.request
+        import websocket
+        self.profile = Path(tempfile.mkdtemp(prefix="rr-cdp-"))
+        self.proc = subprocess.Popen([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                      "--no-first-run", "--remote-debugging-port=0", "--remote-allow-origins=*",
+                                      f"--user-data-dir={self.profile}", "--window-size=1400,1000", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port_file, t0 = self.profile / "DevToolsActivePort", time.time()
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if time.time() - t0 > 60 or self.proc.poll() is not None: self.close(); raise RuntimeError("Chromium did not start")
+            time.sleep(0.1)
+        port = port_file.read_text().split()[0]
+        t0 = time.time()
+        while True:
+            targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10).read())
+            pages = [t for t in targets if t.get("type") == "page"]
+            if pages or time.time() - t0 > 30: break
+            time.sleep(0.2)
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=120, suppress_origin=True)
+        self.next_id = 0
+
+    def send(self, method: str, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:  # events arriving meanwhile are not needed
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == self.next_id:
+                if "error" in msg: raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    def js(self, expr: str):
+        "Evaluate `expr` in the page (a promise is awaited) and return its value."
+        r = self.send("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in r: raise RuntimeError(f"JavaScript failed: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+    def wait_for(self, expr: str, timeout: float = 60.0, every: float = 0.1):
+        "Poll `expr` until it is truthy; its last value (falsy after `timeout` s)."
+        t0 = time.time()
+        while True:
+            try: v = self.js(expr)
+            except RuntimeError: v = None  # the page is being replaced (its JavaScript context went away)
+            if v or time.time() - t0 > timeout: return v
+            time.sleep(every)
+
+    def open(self, url: str, timeout: float = 90.0, wait_for_math: bool = True) -> bool:
+        "Load `url` and wait until it is loaded and (unless told not to) MathJax, where the page has it, has typeset it."
+        self.js("window.rrLeft = true")  # set on the page being left: the loaded page is the one without it
+        self.send("Page.navigate", url=url)
+        return bool(self.wait_for("!window.rrLeft && document.readyState === 'complete'" + (
+            " && (!window.MathJax || document.body.getAttribute('data-mathjax') === 'done')" if wait_for_math else ""), timeout))
+
+    def type_text(self, text: str):
+        "Type into the focused element, one key at a time (keydown, the character, keyup), as a keyboard does."
+        for ch in text:
+            self.send("Input.dispatchKeyEvent", type="keyDown", key=ch, text=ch)
+            self.send("Input.dispatchKeyEvent", type="keyUp", key=ch)
+
+    def close(self):
+        try: self.ws.close()
+        except Exception: pass  # noqa: BLE001
+        self.proc.terminate()
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: self.proc.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = Browser(need_chromium())
+    yield b
+    b.close()
+
+
 def page_problems(dom: str, console: list[str], expected_theorems: int) -> list[str]:
     "Everything wrong with one loaded page (empty = the page is fine)."
     problems = []
@@ -349,3 +431,43 @@ def test_printed_callouts_and_section_links_render(tmp_path, monkeypatch):
     assert ":::" not in page_b and '<p class="rr-callout-title">Rows being refreshed</p>' in page_b
     heading_id = re.search(r'<h2 id="([^"]+)"', page_a).group(1)
     assert f'href="a.html#{heading_id}"' in page_b
+
+
+# ------------------------------------------------------------------------------------------- as a reader uses it
+def search_in_box(browser: Browser, query: str, timeout: float = 20.0) -> tuple[list[str], str]:
+    """Click into the open page's search box, delete what it holds and type `query` key by key; the pages of the results
+    listed once Pagefind has counted them and the list stopped changing, and the box's message."""
+    browser.js("document.querySelector('#rr-search input').focus()")
+    for _ in range(len(browser.js("document.querySelector('#rr-search input').value"))):
+        browser.send("Input.dispatchKeyEvent", type="rawKeyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+        browser.send("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+    browser.type_text(query)
+    state, last, stable, t0 = ["", []], None, 0, time.time()
+    while time.time() - t0 < timeout and stable < 3:
+        time.sleep(0.25)
+        state = browser.js("[(document.querySelector('#rr-search .pagefind-ui__message') || {}).textContent || '', "
+                           "[...document.querySelectorAll('#rr-search a.pagefind-ui__result-link')].map(a => a.href)]")
+        done = re.match(r"\d+ results? for " + re.escape(query), state[0]) and state[1] and all(state[1])
+        stable = stable + 1 if done and state == last else 0
+        last = state
+    pages = list(dict.fromkeys(u.split("#")[0].rsplit("/", 1)[-1] for u in state[1]))
+    return pages, state[0]
+
+
+def test_search_box_finds_pages_on_chapter_and_source_pages(site, served, browser):
+    """Typed into the search box like a reader, on a chapter page and on a source page, a query lists the page that
+    treats it (a chapter page once passed Pagefind a bare module specifier: it said "Searching…" forever)."""
+    assert (site / "pagefind" / "pagefind-ui.js").exists(), "the site was built without its search index (pip install 'pagefind[bin]')"
+    src = sorted((site / "src").rglob("*.py.html"))
+    assert src, "no local source pages"
+    cases = [("mean_classifier.html", "unhinged", "mean_classifier.html"), ("mean_classifier.html", "minimax", "rmboost.html"),
+             (str(src[0].relative_to(site)), "breakdown", "archboost.html")]
+    failures, opened = [], None
+    for page, query, expected in cases:
+        if page != opened:  # no need to wait for MathJax: the search box is there once the page has loaded
+            assert browser.open(served + page, wait_for_math=False), f"{page} did not load"
+            assert browser.wait_for("!!document.querySelector('#rr-search input')", 20), f"{page}: no search box"
+            opened = page
+        found, message = search_in_box(browser, query)
+        if expected not in found: failures.append(f"on {page}, '{query}': {found[:8]} (box says {message!r}), expected {expected}")
+    assert not failures, "\n".join(failures)

@@ -443,8 +443,12 @@ SEARCH = True  # set by build_site: Pagefind's UI is linked only when the index 
 
 def _search_tags(prefix: str) -> str:
     if not SEARCH: return ""
+    # Pagefind `import()`s its bundle from bundlePath, which a browser resolves against pagefind-ui.js's own address, not
+    # the page's: "pagefind/" was a bare module specifier (the box said "Searching…" forever) and "./pagefind/" would be
+    # pagefind/pagefind/. An absolute URL made from the page's address means the same bundle on every page.
     return (f'<script src="{prefix}pagefind/pagefind-ui.js"></script>\n<script>new PagefindUI({{element: "#rr-search", '
-            f'bundlePath: "{prefix}pagefind/", showSubResults: true, showImages: false, resetStyles: false}});</script>')
+            f'bundlePath: new URL("{prefix}pagefind/", location.href).href, showSubResults: true, showImages: false, '
+            f'resetStyles: false}});</script>')
 
 
 def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str, prefix: str = "") -> str:
