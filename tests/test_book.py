@@ -471,3 +471,53 @@ def test_search_box_finds_pages_on_chapter_and_source_pages(site, served, browse
         found, message = search_in_box(browser, query)
         if expected not in found: failures.append(f"on {page}, '{query}': {found[:8]} (box says {message!r}), expected {expected}")
     assert not failures, "\n".join(failures)
+
+
+# What the reader sees of a page, gathered in one visit after MathJax finished: formulas MathJax marks as errors
+# (a parse error, an undefined macro shown in red), the visible text with every collapsed block opened, the prose
+# outside code and math, the sidebar's entries and the pager's links.
+_PAGE_REPORT = r"""(() => {
+  document.querySelectorAll("details").forEach(d => d.open = true);
+  const bad = [];
+  if (window.MathJax && MathJax.Hub && MathJax.Hub.getAllJax) for (const j of MathJax.Hub.getAllJax()) {
+    let err = false;
+    const walk = m => { if (!m || err || typeof m !== "object") return;
+      if (m.type === "merror" || (m.type === "mtext" && m.mathcolor === "red")) err = true; else (m.data || []).forEach(walk); };
+    walk(j.root); if (err) bad.push(j.originalText);
+  }
+  const domErrors = document.querySelectorAll("mjx-merror, [data-mjx-error], .MathJax .merror, .MathJax .noError, .MathJax_Error").length;
+  const prose = [], w = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = w.nextNode());) {
+    const el = n.parentElement;
+    if (!el || el.closest("script,style,pre,code,.MathJax,.MathJax_Display,.MathJax_Preview,.jp-InputArea,.rr-src")) continue;
+    if (el.checkVisibility && !el.checkVisibility()) continue;
+    prose.push(n.nodeValue);
+  }
+  const nav = [...document.querySelectorAll(".rr-nav a")].filter(a => !a.closest(".rr-brand"))
+                .map(a => [a.getAttribute("href"), a.textContent]);
+  const pager = [...document.querySelectorAll(".rr-pager a")].map(a => [a.getAttribute("href"), a.textContent]);
+  return {mathErrors: bad.length || domErrors, mathExamples: bad.slice(0, 3), domErrors: domErrors,
+          text: document.body.innerText, prose: prose.join(""), nav: nav,
+          next: (pager.find(p => p[1].trim().endsWith("→")) || [null])[0],
+          prev: (pager.find(p => p[1].trim().startsWith("←")) || [null])[0]};
+})()"""
+
+
+@pytest.fixture(scope="module")
+def reports(site, served, browser) -> dict[str, dict]:
+    "Every page of the site (chapters, references, highlighted sources) as the reader sees it: {path: report}."
+    pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                   if "pagefind" not in p.parts and not p.name.startswith("_") and "mathjax" not in p.parts)
+    out = {}
+    for page in pages:
+        loaded = browser.open(served + page)
+        out[page] = browser.js(_PAGE_REPORT) | {"loaded": loaded}
+    return out
+
+
+def test_no_math_errors_on_any_page(reports):
+    "0 formulas that MathJax marks as errors (a red undefined macro such as `\\*`, a parse error) on every page."
+    assert len(reports) > 40
+    bad = {p: f"{r['mathErrors']} formula(s), e.g. {r['mathExamples']}" for p, r in reports.items() if r["mathErrors"]}
+    bad |= {p: "MathJax did not finish" for p, r in reports.items() if not r["loaded"]}
+    assert not bad, f"{len(bad)} pages with math errors:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
