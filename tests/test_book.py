@@ -521,3 +521,17 @@ def test_no_math_errors_on_any_page(reports):
     bad = {p: f"{r['mathErrors']} formula(s), e.g. {r['mathExamples']}" for p, r in reports.items() if r["mathErrors"]}
     bad |= {p: "MathJax did not finish" for p, r in reports.items() if not r["loaded"]}
     assert not bad, f"{len(bad)} pages with math errors:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_no_tex_left_in_prose(reports):
+    "No TeX command outside math shows in the prose (a BibTeX accent once read 'Dem\\vsar' on the references page)."
+    bad = {p: sorted(set(re.findall(r"\w*\\[A-Za-z]+\w*", r["prose"])))[:5] for p, r in reports.items()}
+    bad = {p: v for p, v in bad.items() if v}
+    assert not bad, f"{len(bad)} pages show TeX outside math:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_bibtex_accents_become_letters():
+    bib = book.parse_bib(r"@article{d, author = {Dem{\v{s}}ar, Janez and M\"{u}ller, A. and Erd\H{o}s, P.}, title = {Na\"ive {\'E}t\'e \& co}, year = {2006}}")
+    assert bib["d"]["author"] == "Demšar, Janez and Müller, A. and Erdős, P." and bib["d"]["title"] == "Naïve Été & co"
+    assert all("\\" not in v for e in book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8")).values()
+               for v in e.values())

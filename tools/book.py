@@ -128,6 +128,25 @@ def _attrs(spec: str) -> tuple[str | None, list[str], dict]:
     return ident, classes, kv
 
 
+# BibTeX's accent commands -> Unicode combining marks (`Dem{\\v{s}}ar` is Demšar, not "Dem\\vsar" on the page)
+_TEX_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304",
+                ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328", "r": "\u030a"}
+_TEX_LETTERS = {"i": "ı", "j": "ȷ", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ",
+                "OE": "Œ", "aa": "å", "AA": "Å"}
+
+
+def tex_to_unicode(s: str) -> str:
+    "BibTeX field text -> Unicode: accent commands, special letters and escaped characters (`\\&`)."
+    import unicodedata
+    s = re.sub(r"\\(%s)(?![A-Za-z])\s*" % "|".join(sorted(_TEX_LETTERS, key=len, reverse=True)),
+               lambda m: _TEX_LETTERS[m.group(1)], s)
+    def accent(m):
+        letter = m.group(2) or m.group(3)
+        return unicodedata.normalize("NFC", {"ı": "i", "ȷ": "j"}.get(letter, letter) + _TEX_ACCENTS[m.group(1)])
+    s = re.sub(r"\\([`'^\"~=.]|[uvHckr](?=[\s{]))\s*(?:\{\s*([A-Za-zıȷ])\s*\}|([A-Za-zıȷ]))", accent, s)
+    return re.sub(r"\\([&%$#_{}])", r"\1", s)
+
+
 def parse_bib(text: str) -> dict[str, dict]:
     "A small BibTeX reader for references.bib: {key: {'type', field: value}}; braces kept balanced, then dropped."
     entries = {}
@@ -141,7 +160,8 @@ def parse_bib(text: str) -> dict[str, dict]:
             s, depth, k = f.end(), 0, f.end()
             while k < len(body) and (depth or body[k] != ","):
                 depth += {"{": 1, "}": -1}.get(body[k], 0); k += 1
-            fields[f.group(1).lower()] = re.sub(r"\s+", " ", body[s:k].strip().strip('{}"').replace("{", "").replace("}", ""))
+            value = tex_to_unicode(body[s:k].strip().strip('{}"'))
+            fields[f.group(1).lower()] = re.sub(r"\s+", " ", value.replace("{", "").replace("}", ""))
         entries[m.group(2)] = fields
     return entries
 
