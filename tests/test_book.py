@@ -535,3 +535,32 @@ def test_bibtex_accents_become_letters():
     assert bib["d"]["author"] == "Demšar, Janez and Müller, A. and Erdős, P." and bib["d"]["title"] == "Naïve Été & co"
     assert all("\\" not in v for e in book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8")).values()
                for v in e.values())
+
+
+def test_next_and_previous_follow_the_sidebar(reports):
+    "Every page's Next is the next sidebar entry and its Previous the one before (not the next notebook number)."
+    sidebar = [h for h, _ in reports["index.html"]["nav"]]
+    assert len(sidebar) > 30 and sidebar[0] == "index.html"
+    bad = []
+    for i, page in enumerate(sidebar):
+        r = reports[page]
+        want_next = sidebar[i + 1] if i + 1 < len(sidebar) else None
+        want_prev = sidebar[i - 1] if i else None
+        if r["next"] != want_next: bad.append(f"{page}: Next -> {r['next']}, the sidebar's next is {want_next}")
+        if r["prev"] != want_prev: bad.append(f"{page}: Previous -> {r['prev']}, the sidebar's previous is {want_prev}")
+        if [h for h, _ in r["nav"]] != sidebar: bad.append(f"{page}: its sidebar differs from the home page's")
+    assert not bad, f"{len(bad)} navigation links disagree with the sidebar:\n" + "\n".join(f"  {b}" for b in bad)
+
+
+def test_the_table_of_contents_lists_every_notebook_once():
+    "nbs/sidebar.yml (the sidebar and pager of both renderers) lists every notebook exactly once, and nothing else."
+    listed = [nb for _, nbs in book.toc() for nb in nbs]
+    assert sorted(listed) == sorted(nb.name for nb in book.notebooks()), (
+        f"missing: {sorted({nb.name for nb in book.notebooks()} - set(listed))}, extra: {sorted(set(listed) - {nb.name for nb in book.notebooks()})}")
+    assert len(listed) == len(set(listed)), "a notebook is listed twice"
+
+
+def test_sidebar_titles_show_no_markup(reports):
+    "Chapter titles in the sidebar, pager and page headings show no raw Markdown (a title in backticks)."
+    bad = sorted({t for r in reports.values() for _, t in r["nav"] if "`" in t})
+    assert not bad, f"sidebar titles with raw backticks: {bad}"
