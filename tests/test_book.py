@@ -560,6 +560,35 @@ def test_the_table_of_contents_lists_every_notebook_once():
     assert len(listed) == len(set(listed)), "a notebook is listed twice"
 
 
+# A path of the machine that built the site, and words about how the book was made, mean nothing to a reader. The
+# words are those that told of the making (a record "run in two sittings", "cut off by a session end", "the mutations
+# the issue lists"); "sitting at F*" and the rows an LP constraint "cuts off" are the book's own prose.
+BUILD_PATH = re.compile(r"(?:/work/|/tmp/|/home/\w|/root/|site-packages|\.venv/|/usr/lib/python)")
+PROCESS_WORDS = re.compile(r"\b(?:issue #?\d+|the issue (?:lists|asks|says)|tickets?|sessions?|sittings|"
+                           r"(?:one|two|three|first|second|earlier|another|a) sitting\b|cut off by|cut (?:it|them) off)", re.I)
+
+
+def test_no_build_paths_or_process_words(reports):
+    "No page shows a build-machine path (a warning printing .venv/lib/...) or words about how the book was developed."
+    bad = {}
+    for page, r in reports.items():
+        hits = [m.group(0) for m in PROCESS_WORDS.finditer(r["text"])]
+        if not page.startswith("src/"):  # the library's own source is shown as it is
+            hits += [m.group(0) for m in BUILD_PATH.finditer(r["text"])]
+        if hits: bad[page] = sorted(set(hits))[:6]
+    assert not bad, f"{len(bad)} pages show build paths or process words:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_the_noise_patterns_find_what_they_are_for():
+    "The patterns above catch the noise once shown, and leave the book's own prose alone."
+    for noisy in ["/work/wt36/.venv/lib/python3.11/site-packages/tqdm/auto.py:21: TqdmWarning", "8 tasks in /tmp/tmp9wmz9kqf/res",
+                  "Run in two sittings on 2 cores", "cut off by a session end", "the mutations the issue lists"]:
+        assert BUILD_PATH.search(noisy) or PROCESS_WORDS.search(noisy), noisy
+    for prose in ["a point with label -1, sitting at F*", "the dual simplex repairs whatever the new rows cut off",
+                  "the regression builder only when a regression tree is first asked for"]:
+        assert not (BUILD_PATH.search(prose) or PROCESS_WORDS.search(prose)), prose
+
+
 def test_sidebar_titles_show_no_markup(reports):
     "Chapter titles in the sidebar, pager and page headings show no raw Markdown (a title in backticks)."
     bad = sorted({t for r in reports.values() for _, t in r["nav"] if "`" in t})
