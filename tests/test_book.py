@@ -5,6 +5,12 @@ on any JavaScript console error or failed resource, and on a page whose theorem 
 rendered boxes than the notebook's `::: {#thm-…}` blocks, or a literal `:::` fence left in the text).
 Also: offline search finds the chapters, and no page leaks working notes or off-site links.
 
+As a reader uses the book (one Chromium driven over the DevTools protocol, `Browser`): a query typed into the search
+box of a chapter page and of a source page lists the page that treats it; on every page, after MathJax finished, no
+formula is marked as an error (undefined macros included) and no TeX shows in the prose; Next/Previous follow the
+sidebar; no build-machine path, no words about how the book was made, no raw backticks in titles, no doubled
+parentheses around a citation.
+
 Chromium is Debian's `chromium` package (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
 browser tests are skipped with that instruction, except under CI (`CI=true`), where they fail.
 `BOOK_SITE=/path/to/_docs pytest tests/test_book.py` checks an already built site instead of building one.
@@ -593,3 +599,16 @@ def test_sidebar_titles_show_no_markup(reports):
     "Chapter titles in the sidebar, pager and page headings show no raw Markdown (a title in backticks)."
     bad = sorted({t for r in reports.values() for _, t in r["nav"] if "`" in t})
     assert not bad, f"sidebar titles with raw backticks: {bad}"
+
+
+DOUBLED_CITATION = re.compile(r"\(\s*\(\s*[^\W\d][^()\d]{0,80}\b(?:1[89]|20)\d\d\b")  # "((van Rooyen et al. 2015"
+
+
+def test_citations_are_not_doubly_parenthesised(reports):
+    "A citation renders one pair of parentheses: never '((van Rooyen et al. 2015))' (a `([@key])` in the markdown)."
+    assert DOUBLED_CITATION.search("the 0-1 regret ((van Rooyen et al. 2015, Theorem 1): 0-1 regret ≤ linear regret)")
+    assert DOUBLED_CITATION.search("((Mazuelas & Álvarez 2025; Sypherd et al. 2023; Wilton & Ye 2024; van Rooyen et al. 2015; Li & Bradic 2018))")
+    assert not DOUBLED_CITATION.search("f((1, 2015)) and (see (Breiman 2001))")
+    bad = {p: re.findall(DOUBLED_CITATION, r["text"])[:3] for p, r in reports.items()}
+    bad = {p: v for p, v in bad.items() if v}
+    assert not bad, f"{len(bad)} pages with doubled parentheses:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
