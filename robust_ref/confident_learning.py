@@ -21,8 +21,11 @@ __all__ = ['ConfidentLearningClassifier']
 # %% ../nbs/62_confident_learning.ipynb #ef44e38e
 def _find_label_issues():
     "cleanlab's `find_label_issues`, or an ImportError that says how to install it."
+    import warnings
     try:
-        from cleanlab.filter import find_label_issues
+        with warnings.catch_warnings():  # cleanlab imports tqdm.auto, which warns in a Jupyter kernel without ipywidgets
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            from cleanlab.filter import find_label_issues
     except ImportError as e:
         raise ImportError("ConfidentLearningClassifier needs cleanlab 2.x: pip install 'robust_ref[cleanlab]' "
                           "(or pip install cleanlab).") from e

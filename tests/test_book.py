@@ -5,6 +5,12 @@ on any JavaScript console error or failed resource, and on a page whose theorem 
 rendered boxes than the notebook's `::: {#thm-…}` blocks, or a literal `:::` fence left in the text).
 Also: offline search finds the chapters, and no page leaks working notes or off-site links.
 
+As a reader uses the book (one Chromium driven over the DevTools protocol, `Browser`): a query typed into the search
+box of a chapter page and of a source page lists the page that treats it; on every page, after MathJax finished, no
+formula is marked as an error (undefined macros included) and no TeX shows in the prose; Next/Previous follow the
+sidebar; no build-machine path, no words about how the book was made, no raw backticks in titles, no doubled
+parentheses around a citation.
+
 Chromium is Debian's `chromium` package (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
 browser tests are skipped with that instruction, except under CI (`CI=true`), where they fail.
 `BOOK_SITE=/path/to/_docs pytest tests/test_book.py` checks an already built site instead of building one.
@@ -107,6 +113,88 @@ def open_in_chromium(exe: str, url: str, budget_ms: int = 20000) -> tuple[str, l
     shutil.rmtree(with_tmp, ignore_errors=True)
     console = [l for l in r.stderr.splitlines() if "CONSOLE" in l and ("ERROR" in l or "rror" in l.split('"', 1)[-1])]
     return r.stdout, console
+
+
+class Browser:
+    """One headless Chromium driven over the DevTools protocol, as a reader uses a page: load it, wait for its scripts,
+    focus a field and type into it, read what is shown. Started with `--remote-debugging-port=0`; the port Chromium
+    picked is read from `DevToolsActivePort` in its profile directory; JSON messages go over a websocket
+    (`websocket-client`, in the `dev` extra)."""
+
+    def __init__(self, exe: str):
+        import tempfile
+        import urllib.request
+        import websocket
+        self.profile = Path(tempfile.mkdtemp(prefix="rr-cdp-"))
+        self.proc = subprocess.Popen([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                      "--no-first-run", "--remote-debugging-port=0", "--remote-allow-origins=*",
+                                      f"--user-data-dir={self.profile}", "--window-size=1400,1000", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port_file, t0 = self.profile / "DevToolsActivePort", time.time()
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if time.time() - t0 > 60 or self.proc.poll() is not None: self.close(); raise RuntimeError("Chromium did not start")
+            time.sleep(0.1)
+        port = port_file.read_text().split()[0]
+        t0 = time.time()
+        while True:
+            targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10).read())
+            pages = [t for t in targets if t.get("type") == "page"]
+            if pages or time.time() - t0 > 30: break
+            time.sleep(0.2)
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], timeout=120, suppress_origin=True)
+        self.next_id = 0
+
+    def send(self, method: str, **params):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
+        while True:  # events arriving meanwhile are not needed
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == self.next_id:
+                if "error" in msg: raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+
+    def js(self, expr: str):
+        "Evaluate `expr` in the page (a promise is awaited) and return its value."
+        r = self.send("Runtime.evaluate", expression=expr, returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in r: raise RuntimeError(f"JavaScript failed: {r['exceptionDetails']}")
+        return r["result"].get("value")
+
+    def wait_for(self, expr: str, timeout: float = 60.0, every: float = 0.1):
+        "Poll `expr` until it is truthy; its last value (falsy after `timeout` s)."
+        t0 = time.time()
+        while True:
+            try: v = self.js(expr)
+            except RuntimeError: v = None  # the page is being replaced (its JavaScript context went away)
+            if v or time.time() - t0 > timeout: return v
+            time.sleep(every)
+
+    def open(self, url: str, timeout: float = 90.0, wait_for_math: bool = True) -> bool:
+        "Load `url` and wait until it is loaded and (unless told not to) MathJax, where the page has it, has typeset it."
+        self.js("window.rrLeft = true")  # set on the page being left: the loaded page is the one without it
+        self.send("Page.navigate", url=url)
+        return bool(self.wait_for("!window.rrLeft && document.readyState === 'complete'" + (
+            " && (!window.MathJax || document.body.getAttribute('data-mathjax') === 'done')" if wait_for_math else ""), timeout))
+
+    def type_text(self, text: str):
+        "Type into the focused element, one key at a time (keydown, the character, keyup), as a keyboard does."
+        for ch in text:
+            self.send("Input.dispatchKeyEvent", type="keyDown", key=ch, text=ch)
+            self.send("Input.dispatchKeyEvent", type="keyUp", key=ch)
+
+    def close(self):
+        try: self.ws.close()
+        except Exception: pass  # noqa: BLE001
+        self.proc.terminate()
+        try: self.proc.wait(10)
+        except subprocess.TimeoutExpired: self.proc.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    b = Browser(need_chromium())
+    yield b
+    b.close()
 
 
 def page_problems(dom: str, console: list[str], expected_theorems: int) -> list[str]:
@@ -349,3 +437,178 @@ def test_printed_callouts_and_section_links_render(tmp_path, monkeypatch):
     assert ":::" not in page_b and '<p class="rr-callout-title">Rows being refreshed</p>' in page_b
     heading_id = re.search(r'<h2 id="([^"]+)"', page_a).group(1)
     assert f'href="a.html#{heading_id}"' in page_b
+
+
+# ------------------------------------------------------------------------------------------- as a reader uses it
+def search_in_box(browser: Browser, query: str, timeout: float = 20.0) -> tuple[list[str], str]:
+    """Click into the open page's search box, delete what it holds and type `query` key by key; the pages of the results
+    listed once Pagefind has counted them and the list stopped changing, and the box's message."""
+    browser.js("document.querySelector('#rr-search input').focus()")
+    for _ in range(len(browser.js("document.querySelector('#rr-search input').value"))):
+        browser.send("Input.dispatchKeyEvent", type="rawKeyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+        browser.send("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+    browser.type_text(query)
+    state, last, stable, t0 = ["", []], None, 0, time.time()
+    while time.time() - t0 < timeout and stable < 3:
+        time.sleep(0.25)
+        state = browser.js("[(document.querySelector('#rr-search .pagefind-ui__message') || {}).textContent || '', "
+                           "[...document.querySelectorAll('#rr-search a.pagefind-ui__result-link')].map(a => a.href)]")
+        done = re.match(r"\d+ results? for " + re.escape(query), state[0]) and state[1] and all(state[1])
+        stable = stable + 1 if done and state == last else 0
+        last = state
+    pages = list(dict.fromkeys(u.split("#")[0].rsplit("/", 1)[-1] for u in state[1]))
+    return pages, state[0]
+
+
+def test_search_box_finds_pages_on_chapter_and_source_pages(site, served, browser):
+    """Typed into the search box like a reader, on a chapter page and on a source page, a query lists the page that
+    treats it (a chapter page once passed Pagefind a bare module specifier: it said "Searching…" forever)."""
+    assert (site / "pagefind" / "pagefind-ui.js").exists(), "the site was built without its search index (pip install 'pagefind[bin]')"
+    src = sorted((site / "src").rglob("*.py.html"))
+    assert src, "no local source pages"
+    cases = [("mean_classifier.html", "unhinged", "mean_classifier.html"), ("mean_classifier.html", "minimax", "rmboost.html"),
+             (str(src[0].relative_to(site)), "breakdown", "archboost.html")]
+    failures, opened = [], None
+    for page, query, expected in cases:
+        if page != opened:  # no need to wait for MathJax: the search box is there once the page has loaded
+            assert browser.open(served + page, wait_for_math=False), f"{page} did not load"
+            assert browser.wait_for("!!document.querySelector('#rr-search input')", 20), f"{page}: no search box"
+            opened = page
+        found, message = search_in_box(browser, query)
+        if expected not in found: failures.append(f"on {page}, '{query}': {found[:8]} (box says {message!r}), expected {expected}")
+    assert not failures, "\n".join(failures)
+
+
+# What the reader sees of a page, gathered in one visit after MathJax finished: formulas MathJax marks as errors
+# (a parse error, an undefined macro shown in red), the visible text with every collapsed block opened, the prose
+# outside code and math, the sidebar's entries and the pager's links.
+_PAGE_REPORT = r"""(() => {
+  document.querySelectorAll("details").forEach(d => d.open = true);
+  const bad = [];
+  if (window.MathJax && MathJax.Hub && MathJax.Hub.getAllJax) for (const j of MathJax.Hub.getAllJax()) {
+    let err = false;
+    const walk = m => { if (!m || err || typeof m !== "object") return;
+      if (m.type === "merror" || (m.type === "mtext" && m.mathcolor === "red")) err = true; else (m.data || []).forEach(walk); };
+    walk(j.root); if (err) bad.push(j.originalText);
+  }
+  const domErrors = document.querySelectorAll("mjx-merror, [data-mjx-error], .MathJax .merror, .MathJax .noError, .MathJax_Error").length;
+  const prose = [], w = document.createTreeWalker(document.querySelector("main") || document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = w.nextNode());) {
+    const el = n.parentElement;
+    if (!el || el.closest("script,style,pre,code,.MathJax,.MathJax_Display,.MathJax_Preview,.jp-InputArea,.rr-src")) continue;
+    if (el.checkVisibility && !el.checkVisibility()) continue;
+    prose.push(n.nodeValue);
+  }
+  const nav = [...document.querySelectorAll(".rr-nav a")].filter(a => !a.closest(".rr-brand"))
+                .map(a => [a.getAttribute("href"), a.textContent]);
+  const pager = [...document.querySelectorAll(".rr-pager a")].map(a => [a.getAttribute("href"), a.textContent]);
+  return {mathErrors: bad.length || domErrors, mathExamples: bad.slice(0, 3), domErrors: domErrors,
+          text: document.body.innerText, prose: prose.join(""), nav: nav,
+          next: (pager.find(p => p[1].trim().endsWith("→")) || [null])[0],
+          prev: (pager.find(p => p[1].trim().startsWith("←")) || [null])[0]};
+})()"""
+
+
+@pytest.fixture(scope="module")
+def reports(site, served, browser) -> dict[str, dict]:
+    "Every page of the site (chapters, references, highlighted sources) as the reader sees it: {path: report}."
+    pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html")
+                   if "pagefind" not in p.parts and not p.name.startswith("_") and "mathjax" not in p.parts)
+    out = {}
+    for page in pages:
+        loaded = browser.open(served + page)
+        out[page] = browser.js(_PAGE_REPORT) | {"loaded": loaded}
+    return out
+
+
+def test_no_math_errors_on_any_page(reports):
+    "0 formulas that MathJax marks as errors (a red undefined macro such as `\\*`, a parse error) on every page."
+    assert len(reports) > 40
+    bad = {p: f"{r['mathErrors']} formula(s), e.g. {r['mathExamples']}" for p, r in reports.items() if r["mathErrors"]}
+    bad |= {p: "MathJax did not finish" for p, r in reports.items() if not r["loaded"]}
+    assert not bad, f"{len(bad)} pages with math errors:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_no_tex_left_in_prose(reports):
+    "No TeX command outside math shows in the prose (a BibTeX accent once read 'Dem\\vsar' on the references page)."
+    bad = {p: sorted(set(re.findall(r"\w*\\[A-Za-z]+\w*", r["prose"])))[:5] for p, r in reports.items()}
+    bad = {p: v for p, v in bad.items() if v}
+    assert not bad, f"{len(bad)} pages show TeX outside math:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_bibtex_accents_become_letters():
+    bib = book.parse_bib(r"@article{d, author = {Dem{\v{s}}ar, Janez and M\"{u}ller, A. and Erd\H{o}s, P.}, title = {Na\"ive {\'E}t\'e \& co}, year = {2006}}")
+    assert bib["d"]["author"] == "Demšar, Janez and Müller, A. and Erdős, P." and bib["d"]["title"] == "Naïve Été & co"
+    assert all("\\" not in v for e in book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8")).values()
+               for v in e.values())
+
+
+def test_next_and_previous_follow_the_sidebar(reports):
+    "Every page's Next is the next sidebar entry and its Previous the one before (not the next notebook number)."
+    sidebar = [h for h, _ in reports["index.html"]["nav"]]
+    assert len(sidebar) > 30 and sidebar[0] == "index.html"
+    bad = []
+    for i, page in enumerate(sidebar):
+        r = reports[page]
+        want_next = sidebar[i + 1] if i + 1 < len(sidebar) else None
+        want_prev = sidebar[i - 1] if i else None
+        if r["next"] != want_next: bad.append(f"{page}: Next -> {r['next']}, the sidebar's next is {want_next}")
+        if r["prev"] != want_prev: bad.append(f"{page}: Previous -> {r['prev']}, the sidebar's previous is {want_prev}")
+        if [h for h, _ in r["nav"]] != sidebar: bad.append(f"{page}: its sidebar differs from the home page's")
+    assert not bad, f"{len(bad)} navigation links disagree with the sidebar:\n" + "\n".join(f"  {b}" for b in bad)
+
+
+def test_the_table_of_contents_lists_every_notebook_once():
+    "nbs/sidebar.yml (the sidebar and pager of both renderers) lists every notebook exactly once, and nothing else."
+    listed = [nb for _, nbs in book.toc() for nb in nbs]
+    assert sorted(listed) == sorted(nb.name for nb in book.notebooks()), (
+        f"missing: {sorted({nb.name for nb in book.notebooks()} - set(listed))}, extra: {sorted(set(listed) - {nb.name for nb in book.notebooks()})}")
+    assert len(listed) == len(set(listed)), "a notebook is listed twice"
+
+
+# A path of the machine that built the site, and words about how the book was made, mean nothing to a reader. The
+# words are those that told of the making (a record "run in two sittings", "cut off by a session end", "the mutations
+# the issue lists"); "sitting at F*" and the rows an LP constraint "cuts off" are the book's own prose.
+BUILD_PATH = re.compile(r"(?:/work/|/tmp/|/home/\w|/root/|site-packages|\.venv/|/usr/lib/python)")
+PROCESS_WORDS = re.compile(r"\b(?:issue #?\d+|the issue (?:lists|asks|says)|tickets?|sessions?|sittings|"
+                           r"(?:one|two|three|first|second|earlier|another|a) sitting\b|cut off by|cut (?:it|them) off)", re.I)
+
+
+def test_no_build_paths_or_process_words(reports):
+    "No page shows a build-machine path (a warning printing .venv/lib/...) or words about how the book was developed."
+    bad = {}
+    for page, r in reports.items():
+        hits = [m.group(0) for m in PROCESS_WORDS.finditer(r["text"])]
+        if not page.startswith("src/"):  # the library's own source is shown as it is
+            hits += [m.group(0) for m in BUILD_PATH.finditer(r["text"])]
+        if hits: bad[page] = sorted(set(hits))[:6]
+    assert not bad, f"{len(bad)} pages show build paths or process words:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+def test_the_noise_patterns_find_what_they_are_for():
+    "The patterns above catch the noise once shown, and leave the book's own prose alone."
+    for noisy in ["/work/wt36/.venv/lib/python3.11/site-packages/tqdm/auto.py:21: TqdmWarning", "8 tasks in /tmp/tmp9wmz9kqf/res",
+                  "Run in two sittings on 2 cores", "cut off by a session end", "the mutations the issue lists"]:
+        assert BUILD_PATH.search(noisy) or PROCESS_WORDS.search(noisy), noisy
+    for prose in ["a point with label -1, sitting at F*", "the dual simplex repairs whatever the new rows cut off",
+                  "the regression builder only when a regression tree is first asked for"]:
+        assert not (BUILD_PATH.search(prose) or PROCESS_WORDS.search(prose)), prose
+
+
+def test_sidebar_titles_show_no_markup(reports):
+    "Chapter titles in the sidebar, pager and page headings show no raw Markdown (a title in backticks)."
+    bad = sorted({t for r in reports.values() for _, t in r["nav"] if "`" in t})
+    assert not bad, f"sidebar titles with raw backticks: {bad}"
+
+
+DOUBLED_CITATION = re.compile(r"\(\s*\(\s*[^\W\d][^()\d]{0,80}\b(?:1[89]|20)\d\d\b")  # "((van Rooyen et al. 2015"
+
+
+def test_citations_are_not_doubly_parenthesised(reports):
+    "A citation renders one pair of parentheses: never '((van Rooyen et al. 2015))' (a `([@key])` in the markdown)."
+    assert DOUBLED_CITATION.search("the 0-1 regret ((van Rooyen et al. 2015, Theorem 1): 0-1 regret ≤ linear regret)")
+    assert DOUBLED_CITATION.search("((Mazuelas & Álvarez 2025; Sypherd et al. 2023; Wilton & Ye 2024; van Rooyen et al. 2015; Li & Bradic 2018))")
+    assert not DOUBLED_CITATION.search("f((1, 2015)) and (see (Breiman 2001))")
+    bad = {p: re.findall(DOUBLED_CITATION, r["text"])[:3] for p, r in reports.items()}
+    bad = {p: v for p, v in bad.items() if v}
+    assert not bad, f"{len(bad)} pages with doubled parentheses:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())

@@ -108,10 +108,7 @@ def run_all(names: list[str] | None = None, full: bool = False, n_jobs: int = 2)
 THEOREM_KINDS = {"thm": "Theorem", "lem": "Lemma", "cor": "Corollary", "prp": "Proposition", "def": "Definition",
                  "cnj": "Conjecture", "exm": "Example", "exr": "Exercise"}
 CALLOUT_TITLES = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "caution": "Caution"}
-# The sidebar's groups, by the notebook's number prefix (index.ipynb has none and comes first).
-GROUPS = [("Foundations", range(0, 4)), ("Machinery", list(range(4, 10)) + list(range(60, 70))),
-          ("The five papers", list(range(10, 60)) + [80] + list(range(91, 100))), ("Reproductions", range(81, 90)),
-          ("Experiments", list(range(70, 80)) + [90])]
+TOC_FILE = "sidebar.yml"  # nbs/sidebar.yml: the table of contents, as data both renderers read
 _OPEN = re.compile(r"^(:{3,})\s*\{([^{}]*)\}\s*$")
 _OPEN_BARE = re.compile(r"^(:{3,})\s*([A-Za-z][\w-]*)\s*$")  # `::: callout-note`
 _CLOSE = re.compile(r"^(:{3,})\s*$")
@@ -128,6 +125,25 @@ def _attrs(spec: str) -> tuple[str | None, list[str], dict]:
     return ident, classes, kv
 
 
+# BibTeX's accent commands -> Unicode combining marks (`Dem{\\v{s}}ar` is Demšar, not "Dem\\vsar" on the page)
+_TEX_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303", "=": "\u0304",
+                ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b", "c": "\u0327", "k": "\u0328", "r": "\u030a"}
+_TEX_LETTERS = {"i": "ı", "j": "ȷ", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ",
+                "OE": "Œ", "aa": "å", "AA": "Å"}
+
+
+def tex_to_unicode(s: str) -> str:
+    "BibTeX field text -> Unicode: accent commands, special letters and escaped characters (`\\&`)."
+    import unicodedata
+    s = re.sub(r"\\(%s)(?![A-Za-z])\s*" % "|".join(sorted(_TEX_LETTERS, key=len, reverse=True)),
+               lambda m: _TEX_LETTERS[m.group(1)], s)
+    def accent(m):
+        letter = m.group(2) or m.group(3)
+        return unicodedata.normalize("NFC", {"ı": "i", "ȷ": "j"}.get(letter, letter) + _TEX_ACCENTS[m.group(1)])
+    s = re.sub(r"\\([`'^\"~=.]|[uvHckr](?=[\s{]))\s*(?:\{\s*([A-Za-zıȷ])\s*\}|([A-Za-zıȷ]))", accent, s)
+    return re.sub(r"\\([&%$#_{}])", r"\1", s)
+
+
 def parse_bib(text: str) -> dict[str, dict]:
     "A small BibTeX reader for references.bib: {key: {'type', field: value}}; braces kept balanced, then dropped."
     entries = {}
@@ -141,7 +157,8 @@ def parse_bib(text: str) -> dict[str, dict]:
             s, depth, k = f.end(), 0, f.end()
             while k < len(body) and (depth or body[k] != ","):
                 depth += {"{": 1, "}": -1}.get(body[k], 0); k += 1
-            fields[f.group(1).lower()] = re.sub(r"\s+", " ", body[s:k].strip().strip('{}"').replace("{", "").replace("}", ""))
+            value = tex_to_unicode(body[s:k].strip().strip('{}"'))
+            fields[f.group(1).lower()] = re.sub(r"\s+", " ", value.replace("{", "").replace("}", ""))
         entries[m.group(2)] = fields
     return entries
 
@@ -211,7 +228,7 @@ class Book:
             self._miss(page, "@" + label)
             return f'<span class="rr-missing">?@{html.escape(label)}</span>'
         p, kind, n = self.labels[label]
-        where = "" if p == page else f" ({html.escape(self.titles.get(p, p))})"
+        where = "" if p == page else f" ({title_html(self.titles.get(p, p))})"
         return f'<a class="rr-xref" href="{"" if p == page else p}#{label}">{kind}&nbsp;{n}{where}</a>'
 
     def cite(self, inner: str, page: str) -> str:
@@ -408,21 +425,47 @@ def _settings() -> dict:
     return dict(cp["DEFAULT"])
 
 
-def _group(nb_name: str) -> str:
-    m = re.match(r"(\d+)([a-z]?)", nb_name)
-    if not m: return ""
-    n = int(m.group(1)) + (1 if m.group(2) else 0)   # "03b" sits between 03 and 04: it belongs with what follows
-    return next((g for g, r in GROUPS if n in r), "More")
+def toc(nbs: Path | None = None) -> list[tuple[str, list[str]]]:
+    """The table of contents from nbs/sidebar.yml (Quarto's `website: sidebar: contents:`): [(section, [notebook
+    file names])] in reading order; a top-level entry (the home page) has the section "". The sidebar and the
+    previous/next links of both renderers follow it."""
+    import yaml
+    data = yaml.safe_load(((nbs or NBS) / TOC_FILE).read_text(encoding="utf-8")) or {}
+    out: list[tuple[str, list[str]]] = []
+    for item in data.get("website", {}).get("sidebar", {}).get("contents", []):
+        if isinstance(item, str): out.append(("", [item]))
+        elif isinstance(item, dict) and "section" in item:
+            out.append((item["section"], [c if isinstance(c, str) else c.get("href", "") for c in item.get("contents", [])]))
+    return out
+
+
+def in_reading_order(names: list[str]) -> list[tuple[str, str]]:
+    "(notebook file name, section) in the table of contents' order; notebooks it does not list come last, under 'More'."
+    listed = [(nb, sec) for sec, nbs in (toc() if (NBS / TOC_FILE).exists() else []) for nb in nbs if nb in names]
+    seen = {nb for nb, _ in listed}
+    return listed + [(n, "More") for n in names if n not in seen]
+
+
+def title_html(title: str) -> str:
+    "A page title as HTML: Markdown code spans (`robust-ref`) in code font, never shown as raw backticks."
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(title))
+
+
+def title_text(title: str) -> str:
+    "A page title as plain text (for <title>): Markdown code spans lose their backticks."
+    return re.sub(r"`([^`]+)`", r"\1", title)
 
 
 def _sidebar(current: str, pages: list[tuple[str, str, str]]) -> str:
-    "Grouped navigation: index first, then the groups in GROUPS order; `pages` = (html name, title, group)."
-    parts = []
-    for g in [""] + [g for g, _ in GROUPS] + ["More", "Back matter"]:
+    "Grouped navigation in the table of contents' order; `pages` = (html name, title, section) in reading order."
+    parts, groups = [], []
+    for _, _, g in pages:
+        if g not in groups: groups.append(g)
+    for g in groups:
         items = [(p, t) for p, t, gg in pages if gg == g]
         if not items: continue
         cur = ' class="current" aria-current="page"'
-        links = "".join(f'<a href="{p}"{cur if p == current else ""}>{html.escape(t)}</a>' for p, t in items)
+        links = "".join(f'<a href="{p}"{cur if p == current else ""}>{title_html(t)}</a>' for p, t in items)
         head = f'<p class="rr-group-title">{g}</p>' if g else ""
         parts.append(f'<div class="rr-group">{head}{links}</div>')
     return "".join(parts)
@@ -443,25 +486,30 @@ SEARCH = True  # set by build_site: Pagefind's UI is linked only when the index 
 
 def _search_tags(prefix: str) -> str:
     if not SEARCH: return ""
+    # Pagefind `import()`s its bundle from bundlePath, which a browser resolves against pagefind-ui.js's own address, not
+    # the page's: "pagefind/" was a bare module specifier (the box said "Searching…" forever) and "./pagefind/" would be
+    # pagefind/pagefind/. An absolute URL made from the page's address means the same bundle on every page.
     return (f'<script src="{prefix}pagefind/pagefind-ui.js"></script>\n<script>new PagefindUI({{element: "#rr-search", '
-            f'bundlePath: "{prefix}pagefind/", showSubResults: true, showImages: false, resetStyles: false}});</script>')
+            f'bundlePath: new URL("{prefix}pagefind/", location.href).href, showSubResults: true, showImages: false, '
+            f'resetStyles: false}});</script>')
 
 
 def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str, prefix: str = "") -> str:
     "The same frame for every page: one shared stylesheet, local MathJax, search, sidebar, contents, pager."
     names = [p for p, _, _ in pages]
     idx = names.index(name) if name in names else -1
-    prev = f'<a href="{prefix}{pages[idx-1][0]}">← {html.escape(pages[idx-1][1])}</a>' if idx > 0 else "<span></span>"
-    nxt = (f'<a href="{prefix}{pages[idx+1][0]}">{html.escape(pages[idx+1][1])} →</a>'
+    prev = (f'<a class="rr-prev" href="{prefix}{pages[idx-1][0]}">← {title_html(pages[idx-1][1])}</a>'
+            if idx > 0 else "<span></span>")
+    nxt = (f'<a class="rr-next" href="{prefix}{pages[idx+1][0]}">{title_html(pages[idx+1][1])} →</a>'
            if 0 <= idx < len(pages) - 1 else "<span></span>")
-    header = (f'<header class="rr-header"><h1 class="title">{html.escape(title)}</h1>'
+    header = (f'<header class="rr-header"><h1 class="title">{title_html(title)}</h1>'
               + (f'<p class="rr-desc">{html.escape(desc)}</p>' if desc else "") + "</header>")
     side = _sidebar(name, [(prefix + p, t, g) for p, t, g in pages]).replace(f'href="{prefix}{name}"', f'href="{prefix}{name}"')
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>{html.escape(title)} – robust_ref</title>
+<title>{html.escape(title_text(title))} – robust_ref</title>
 <script>{_ERROR_COLLECTOR}</script>
 <link rel="stylesheet" href="{prefix}_static/notebook.css">
 <link rel="stylesheet" href="{prefix}_static/site.css">
@@ -666,8 +714,9 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     highlighted sources and the search index. Returns the chapter pages written."""
     global SEARCH
     import shutil
-    execs = [run_dir / nb.name for nb in notebooks() if (run_dir / nb.name).exists()]
-    execs.sort(key=lambda p: (p.stem != "index", p.name))
+    order = in_reading_order([nb.name for nb in notebooks()])
+    execs = [run_dir / nb for nb, _ in order if (run_dir / nb).exists()]
+    section = dict(order)
     if not execs: raise SystemExit(f"no executed notebooks in {run_dir}: run `python tools/book.py run` first")
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("pagefind", "src"): shutil.rmtree(out_dir / stale, ignore_errors=True)
@@ -684,7 +733,7 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     bib_path = NBS / "references.bib"
     book = Book(parse_bib(bib_path.read_text(encoding="utf-8")) if bib_path.exists() else {})
     processed = [(page_name(p), *r) for p, r in zip(execs, map(process_for_docs, execs))]
-    pages = [(name, fm.get("title", name), _group(p.name)) for p, (name, _, fm) in zip(execs, processed)]
+    pages = [(name, fm.get("title", name), section[p.name]) for p, (name, _, fm) in zip(execs, processed)]
     pages.append(("references.html", "References", "Back matter"))
     for name, nb_dict, fm in processed:
         book.index_page(name, fm.get("title", name), [c.source for c in nb_dict.cells if c.cell_type == "markdown"])
@@ -732,25 +781,15 @@ def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS, nbs: list[Path] | No
         src = run_dir / nb.name
         if not src.exists(): raise SystemExit(f"{nb.name} has not been executed into {run_dir}")
         shutil.copy2(src, stage / nb.name)
-    (stage / "sidebar.yml").write_text(_quarto_sidebar(), encoding="utf-8")
     from nbdev.serve import proc_nbs
     cwd = os.getcwd(); os.chdir(ROOT)
     try: cache = proc_nbs(str(stage), force=True, n_workers=0)
     finally: os.chdir(cwd)
-    (cache / "sidebar.yml").write_text(_quarto_sidebar(), encoding="utf-8")
+    shutil.copy2(NBS / TOC_FILE, cache / TOC_FILE)  # the table of contents as written (nbdev must not regenerate it)
     subprocess.run(["quarto", "render", str(cache), "--no-cache"], check=True)
     shutil.rmtree(out_dir, ignore_errors=True)
     shutil.move(str(cache / "_docs"), str(out_dir))
     return out_dir
-
-
-def _quarto_sidebar() -> str:
-    "sidebar.yml with the same groups as the offline site."
-    lines = ["website:", "  sidebar:", "    contents:", "      - index.ipynb"]
-    for g, _ in GROUPS:
-        nbs = [nb.name for nb in notebooks() if _group(nb.name) == g]
-        if nbs: lines += [f"      - section: {g}", "        contents:"] + [f"          - {n}" for n in nbs]
-    return "\n".join(lines) + "\n"
 
 
 def main(argv=None):

@@ -128,7 +128,7 @@ def _booster_seed(random_state, modulus: int):
 def _within_float32(X):
     "XGBoost stores features as float32: a larger finite value would become inf there; refuse it with the fix."
     big = float(np.max(np.abs(X))) if np.size(X) else 0.0
-    if big > np.finfo(np.float32).max:
+    if big > float(np.finfo(np.float32).max):  # a Python float: comparing with a float32 would cast 1e300 and warn
         raise ValueError(f"XGBQuadClassifier: X has a value of magnitude {big:.3g}, beyond float32's largest "
                          f"({np.finfo(np.float32).max:.3g}), in which XGBoost stores features; rescale X (e.g. StandardScaler).")
     return X

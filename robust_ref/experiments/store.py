@@ -345,7 +345,7 @@ def finish_run(self: ResultStore, run_id: str, seconds: float, done: int):
 
 @patch
 def wall_seconds(self: ResultStore) -> float | None:
-    "Wall time of the runs of this store's grids (the runs of a grid spanning several sittings add up); None if a run did not record it."
+    "Wall time of the runs of this store's grids (a grid run in several interrupted and resumed runs adds them up); None if a run did not record it."
     fps = set(_grids(self.meta))
     runs = [r for r in self.meta["runs"] if r.get("grid") in fps or r.get("grid") is None]
     if not runs or any("seconds" not in r for r in runs): return None   # runs made before run times were recorded
