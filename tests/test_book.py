@@ -259,6 +259,7 @@ def test_the_checker_sees_errors():
     assert page_problems(good.replace("[]", "[&quot;MathJax: TeX parse error&quot;]"), [], 1)
     assert page_problems(good, [], 2)  # a theorem box missing
     assert page_problems(good.replace("x<", "<p>::: {#thm-a}</p><"), [], 1)
+    assert not page_problems(good.replace("x<", "<p>::: {#thm-a}</p><"), [], 1, source_page=True)  # ':::' as code
     assert page_problems('<body><script src="MathJax.js"></script>', [], 0)  # MathJax never finished
 
 
