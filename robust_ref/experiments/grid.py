@@ -24,8 +24,8 @@ from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
 # %% auto #0
 __all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRIC_INPUTS', 'METRICS', 'MAX_TASKS', 'Corruption', 'file_dataset',
            'sklearn_dataset', 'generated_dataset', 'drawn_dataset', 'Task', 'outlier_share', 'coef_mse',
-           'coef_mse_to_clean_fit', 'sensitivity', 'support_fraction', 'Grid', 'validate_method', 'read_grid',
-           'example_grids', 'example_grid']
+           'coef_mse_to_clean_fit', 'sensitivity', 'support_fraction', 'column_generation', 'pricing_oracle',
+           'refit_stability', 'Grid', 'validate_method', 'read_grid', 'example_grids', 'example_grid']
 
 # %% ../../nbs/70b_grid.ipynb #a5111452
 def _noise_none(y, rate, *, X, random_state): return np.asarray(y).copy()
@@ -530,6 +530,73 @@ def _metrics(metrics) -> tuple:
         out.append((name, tuple(sorted(params.items()))))
     if len({n for n, _ in out}) < len(out): raise ValueError(f"metrics: a metric appears twice in {metrics!r}.")
     return tuple(out)
+
+# %% ../../nbs/70b_grid.ipynb #7d3e5a02
+def _rmboost_step(est, X, who: str):
+    "The fitted RMBoostClassifier at the end of `est` (a Pipeline's last step, or `est`) and `X` as it saw it."
+    from robust_ref.rmboost import RMBoostClassifier
+    final = _final_step(est)
+    if not isinstance(final, RMBoostClassifier):
+        raise TypeError(f"{who} needs an RMBoost model (registry method 'rmboost'); {type(final).__name__} is not one. "
+                        "Drop the metric from the grid, or run it only on RMBoost methods.")
+    return final, (X if final is est else est[:-1].transform(X))
+
+def column_generation(est, X, y, corrupted, # the fitted RMBoost model and its training data; the mask is unused
+                      ) -> dict:
+    "How an RMBoost fit's column generation went: `stall_summary` (nonzero rules, R per round, edges against λ, the dual's support) [@mazuelas2025rmboost, Alg. 1]."
+    from robust_ref.rmboost import stall_summary
+    clf, Xs = _rmboost_step(est, X, "column_generation")
+    return stall_summary(clf, Xs, y)
+
+column_generation.columns = ("n", "lam", "rounds", "rules_added", "nonzero_rules", "single_rule", "R_round1", "R_final",
+                             "rounds_R_fell", "last_fall", "share_edge_above_lam", "median_edge_over_lam", "dual_support",
+                             "s_mass_on_support", "flipped_labels", "s_mass_flipped", "tight_margins", "best_rule_error",
+                             "median_rule_error")
+
+def _check_oracle(draws: int = 200, rounds: int = 20):
+    for name, v, lo in (("draws", draws, 0), ("rounds", rounds, 1)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
+            raise ValueError(f"pricing_oracle: {name} must be an integer ≥ {lo}; got {v!r}.")
+
+def pricing_oracle(est, X, y, corrupted, # the fitted RMBoost model and its training data; the mask is unused
+                   draws: int = 200,     # bootstrap trees of the search (the fit's own pricing, repeated)
+                   rounds: int = 20,     # further rounds priced by the directly grown tree
+                   ) -> dict:
+    "Does an improving rule exist at an RMBoost fit's final duals? `pricing_oracle_gap`'s edge and the certified R its rules give."
+    from robust_ref.rmboost import pricing_oracle_gap
+    _check_oracle(draws, rounds)
+    clf, Xs = _rmboost_step(est, X, "pricing_oracle")
+    g = pricing_oracle_gap(clf, Xs, y, n_draws=draws, rounds=rounds)
+    return dict(oracle_edge=g.edge, oracle_edge_over_lam=g.edge / g.lam, oracle_violated=g.violated, R_refit=g.risk,
+                R_with_oracle_rule=g.risk_with_rule, R_after_direct_rounds=float(g.risk_continued[-1]),
+                R_with_empirical_tree=g.risk_with_empirical_tree, empirical_tree_error=g.empirical_tree_error)
+
+pricing_oracle.columns = ("oracle_edge", "oracle_edge_over_lam", "oracle_violated", "R_refit", "R_with_oracle_rule",
+                          "R_after_direct_rounds", "R_with_empirical_tree", "empirical_tree_error")
+pricing_oracle.check_params = _check_oracle
+
+def _check_ulps(ulps: int = 1):
+    if isinstance(ulps, bool) or not isinstance(ulps, numbers.Integral) or not 1 <= ulps <= 64:
+        raise ValueError(f"refit_stability: ulps must be an integer in [1, 64] (units in the last place); got {ulps!r}.")
+
+def refit_stability(est, X, y, corrupted, # the fitted model and its training data; the mask is unused
+                    *, X_test,            # the clean test features, passed by the runner (`needs`)
+                    ulps: int = 1,        # move every training feature by this many units in the last place
+                    ) -> dict:
+    "Share of test predictions that change when a clone (same parameters and seed) is refitted on features moved by `ulps` ulps."
+    from sklearn.base import clone
+    _check_ulps(ulps)
+    X_moved = np.asarray(X, dtype=np.float64)
+    for _ in range(ulps): X_moved = np.nextafter(X_moved, np.inf)
+    moved = clone(est).fit(X_moved, y).predict(X_test)
+    return dict(refit_changed=float(np.mean(np.asarray(est.predict(X_test)) != np.asarray(moved))))
+
+refit_stability.columns = ("refit_changed",)
+refit_stability.needs = ("X_test",)
+refit_stability.check_params = _check_ulps
+
+METRICS.update(column_generation=column_generation, pricing_oracle=pricing_oracle, refit_stability=refit_stability)
+
 
 # %% ../../nbs/70b_grid.ipynb #9be5f9bd
 MAX_TASKS = 1_000_000   # a grid larger than this is refused before it is expanded (raise it for a machine that holds more)
