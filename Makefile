@@ -1,7 +1,7 @@
 # robust_ref: two commands on a fresh machine (see README.md)
 #   make book   re-execute every notebook with papermill, then render the docs site into _docs/: Quarto's when a
 #               `quarto` binary is on PATH, else the offline builder's (tools/book.py says which one ran)
-#   make test   everything CI runs: pytest (every notebook once via papermill, estimator checks, docs build, ...)
+#   make test   everything CI runs: pytest (every notebook once under nbdev_test, estimator checks, docs build, ...)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
@@ -21,6 +21,8 @@ $(STAMP): settings.ini setup.py
 	@echo "== installing robust_ref and its dev tools into $(VENV) (first time ~1-2 min) =="
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	@echo "== compiling the numba kernels into the cache, so that first fits are fast (first time ~1 min) =="
+	$(VENV)/bin/robust-ref warm-up
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -28,9 +30,9 @@ venv: $(STAMP)
 book: $(STAMP)
 	$(PY) tools/book.py all $(if $(FULL),--full)
 
-# Every notebook is executed once per run: by pytest's papermill test (tests/test_notebooks.py, one item per notebook),
-# which runs every code cell as nbdev_test does (no notebook uses nbdev_test's skip flags; the test checks every cell
-# ran) and keeps the executed copies that the docs build and the browser test render. `make nbtest` is nbdev_test alone.
+# Every notebook is executed once per run: by nbdev_test inside pytest (tests/test_notebooks.py, one item per notebook,
+# tools/nbtest.py), which keeps the executed copies that the docs build and the browser test render. `make nbtest` is
+# nbdev_test alone.
 test: $(STAMP)
 	@echo "== pytest: every notebook under nbdev_test, estimator checks, properties, bad input, export sync, docs in Chromium =="
 	$(PY) -m pytest tests -ra -n 2 --durations=15

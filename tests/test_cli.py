@@ -1,6 +1,7 @@
 """The robust-ref console script: every sub-command, --help, one-line errors with exit code 2."""
 import json
 import subprocess
+from pathlib import Path
 import sys
 
 import pandas as pd
@@ -296,3 +297,34 @@ def test_a_folder_held_by_another_writer_is_one_line(tmp_path, capsys):
     assert_one_line_error(code, err, f"results folder {tmp_path / 'res'} is being written by this process (pid {os.getpid()})")
     code, _, err = run("run", str(tmp_path / "g.toml"), "--out", str(tmp_path / "res"), "--n-jobs", "1", "--quiet", capsys=capsys)
     assert code == 0 and "8 new, 0 already done" in err
+
+
+_FIRST_FITS = """
+import json, numba
+from robust_ref.datasets import load_dataset
+from robust_ref.rmboost import RMBoostClassifier, PAPER_SETTINGS
+from robust_ref.lp import LPBoostClassifier
+from robust_ref.trees import RobustTreeClassifier, RobustForestClassifier
+from robust_ref.baselines import AdaBoostClassifier, LogitBoostClassifier, GentleBoostClassifier
+X, y = load_dataset("diabetes", return_X_y=True, missing="impute")
+for est in (RMBoostClassifier(n_estimators=20, random_state=0), RMBoostClassifier(n_estimators=20, random_state=0, **PAPER_SETTINGS),
+            LPBoostClassifier(n_estimators=20), RobustTreeClassifier("ane", random_state=0), RobustTreeClassifier("gini", max_depth=5),
+            RobustForestClassifier(n_estimators=3, random_state=0), AdaBoostClassifier(base_learner="tree", n_estimators=5),
+            LogitBoostClassifier(base_learner="tree", max_depth=3, n_estimators=5), GentleBoostClassifier(base_learner="tree", n_estimators=5)):
+    est.fit(X, y).predict(X)
+import sys
+misses = {f"{m}.{d.py_func.__name__}": sum(d.stats.cache_misses.values()) for m, mod in list(sys.modules.items()) if m.startswith("robust_ref")
+          for d in vars(mod).values() if isinstance(d, numba.core.registry.CPUDispatcher) and d.stats.cache_misses}
+print(json.dumps(misses))
+"""
+
+
+def test_warm_up_compiles_every_kernel_the_first_fits_use():
+    "After `robust-ref warm-up` (make venv runs it), a new process's first fits load every numba kernel from the cache: none compiles."
+    warm = subprocess.run([str(Path(sys.executable).parent / "robust-ref"), "warm-up"], capture_output=True, text=True, timeout=900)
+    assert warm.returncode == 0 and "numba kernels compiled into the cache" in warm.stdout, warm.stderr[-2000:]
+    assert "RMBoost" in warm.stdout and "robust forest" in warm.stdout
+    fits = subprocess.run([sys.executable, "-c", _FIRST_FITS], capture_output=True, text=True, timeout=900)
+    assert fits.returncode == 0, fits.stderr[-2000:]
+    misses = json.loads(fits.stdout.strip().splitlines()[-1])
+    assert misses == {}, f"kernels compiled by a first fit after the warm-up (add a fit that uses them to warm_up): {misses}"
