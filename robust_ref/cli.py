@@ -337,9 +337,6 @@ def _parser() -> _Parser:
     rp.add_argument("--output", metavar="FILE", help="executed notebook (default <notebook>.out.ipynb here)")
     rp.add_argument("--quiet", action="store_true", help="no progress bar")
     rp.set_defaults(func=_cmd_reproduce)
-    w = sub.add_parser("warm-up", help="compile the numba kernels into the cache, so that later first fits are fast")
-    w.add_argument("--quiet", action="store_true", help="print nothing")
-    w.set_defaults(func=_cmd_warm_up)
     rc = sub.add_parser("record", help="results of record: list or show them, refresh one method's rows")
     rsub = rc.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
     rsub.required = True
@@ -361,6 +358,9 @@ def _parser() -> _Parser:
     rf.add_argument("--root", metavar="DIR", help="the records folder (default: the repository's record/)")
     rf.add_argument("--quiet", action="store_true", help="no progress bar")
     rf.set_defaults(func=_cmd_record_refresh)
+    w = sub.add_parser("warm-up", help="compile the numba kernels into the cache, so that later first fits are fast")
+    w.add_argument("--quiet", action="store_true", help="print nothing")
+    w.set_defaults(func=_cmd_warm_up)
     return p
 
 def main(argv=None, # arguments (default sys.argv[1:])

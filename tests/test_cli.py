@@ -251,7 +251,7 @@ def test_a_damaged_line_is_reported_in_one_line_and_rerun(tmp_path, capsys):
 def test_an_option_before_the_command_is_named(capsys):
     code, _, err = run("--bogus", capsys=capsys)
     assert_one_line_error(code, err, "unknown option --bogus: the command comes first")
-    assert "commands: datasets, methods, example-grid, run, report, reproduce, record" in err
+    assert "commands: datasets, methods, example-grid, run, report, reproduce, record, warm-up" in err
 
 
 def test_an_empty_dask_address_is_refused_not_run_locally(tmp_path, capsys):

@@ -83,7 +83,8 @@ def test_outlier_share_bad_input():
     with pytest.raises(ValueError, match=r"unknown metric 'outlier_shar'.*did you mean 'outlier_share'"): _small(metrics=["outlier_shar"])
     with pytest.raises(ValueError, match="its parameters: threshold"): _small(metrics={"outlier_share": {"thresh": 0.5}})
     with pytest.raises(TypeError, match="metrics must be"): _small(metrics=3)
-    assert set(METRICS) == {"outlier_share", "coef_mse", "coef_mse_to_clean_fit", "sensitivity", "support_fraction"}
+    assert set(METRICS) == {"outlier_share", "coef_mse", "coef_mse_to_clean_fit", "sensitivity", "support_fraction",
+                            "column_generation", "pricing_oracle", "refit_stability"}
 
 
 def test_metrics_change_neither_keys_ids_nor_seeds_nor_errors():
