@@ -29,8 +29,8 @@ _all_ = ['fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse', 'fixed_matvec
 
 
 # %% auto #0
-__all__ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'DenseDualSimplex', 'CertifiedMaster',
-           'LPBoostMaster', 'ClassifierRule', 'pricing_oracle', 'fit_rule', 'ColumnGeneration',
+__all__ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'DenseDualSimplex', 'MasterSolution',
+           'CertifiedMaster', 'LPBoostMaster', 'ClassifierRule', 'pricing_oracle', 'fit_rule', 'ColumnGeneration',
            'DegenerateMarginWarning', 'LPBoostClassifier', 'fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse',
            'fixed_matvec']
 
@@ -731,13 +731,34 @@ def _flip_dual_infeasible(self: DenseDualSimplex) -> bool:
     self._recompute()
     return True
 
+# %% ../nbs/06_lp.ipynb #ms1a1b2c
+@dataclass(frozen=True)
+class MasterSolution:
+    "One solve of a column-generation master (RMBoost's or LPBoost's): rule weights, sample-side dual, optimum, cost."
+    coef: np.ndarray                # rule weights, one per rule in the LP: RMBoost's μ, LPBoost's a
+    dual: np.ndarray                # one per training point: RMBoost's α − β, LPBoost's sample weights u
+    objective: float = np.nan       # the LP's optimum: RMBoost's minimax risk R, LPBoost's ρ − Σ_i D_i ξ_i
+    iterations: int = 0             # simplex pivots of this solve
+    seconds: float = 0.0            # wall time of the solve (RMBoost's master measures it)
+    beta: float = np.nan            # LPBoost: β, the value of its dual (the largest edge u admits)
+    rho: float = np.nan             # LPBoost: the soft margin ρ
+    xi: np.ndarray | None = None    # LPBoost: the margin slacks ξ_i = (ρ − y_i f(x_i))₊
+
+    # the same fields in each algorithm's notation
+    mu = property(lambda self: self.coef, doc="RMBoost's μ (= `coef`).")
+    alpha_minus_beta = property(lambda self: self.dual, doc="RMBoost's α − β (= `dual`).")
+    risk = property(lambda self: self.objective, doc="RMBoost's minimax risk R (= `objective`).")
+    a = property(lambda self: self.coef, doc="LPBoost's rule weights a (= `coef`).")
+    u = property(lambda self: self.dual, doc="LPBoost's sample weights u (= `dual`).")
+
+
 # %% ../nbs/06_lp.ipynb #a944a9b3
 class CertifiedMaster:
     """A column-generation master kept as rows of rule values, solved on `DenseDualSimplex` ('dense') or HiGHS.
 
     Subclasses define the LP: `_new_dense()`, `_highs_solve()` (the round from scratch on HiGHS), `_from_dense(x, mu,
-    objective, pivots)` and `certify(solution)` (or `_certify_solution`). Every dense solve is certified from scratch; a failed certificate is
-    retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`)."""
+    objective, pivots)` and `certify(solution)`, all on one `MasterSolution`. Every dense solve is certified from scratch;
+    a failed certificate is retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`)."""
     backends = ("dense", "highs")
 
     def __init__(self, n: int, backend: str = "dense"):
@@ -748,8 +769,6 @@ class CertifiedMaster:
         self.fallbacks = 0             # rounds handed to HiGHS (both dense attempts failed)
         self._rules = _RowBuffer(n)    # rule values on the training points, one row per rule
 
-    def _certify_solution(self, sol) -> bool: return self.certify(sol)
-
     @property
     def n_rules(self) -> int: return self._rules.size
 
@@ -758,7 +777,7 @@ class CertifiedMaster:
         "(n, rules): each rule's values on the training points, one column per rule."
         return self._rules.rows.T
 
-    def _solve_dense(self, lp: DenseDualSimplex):
+    def _solve_dense(self, lp: DenseDualSimplex) -> MasterSolution:
         "Dense dual simplex, certified; if that fails, once more after re-inverting B; then HiGHS from scratch."
         pivots = 0
         for attempt in range(2):           # the second attempt starts from a fresh B⁻¹ of the same basis
@@ -766,7 +785,7 @@ class CertifiedMaster:
                 if attempt: lp._refactor()
                 x, mu, obj, done = lp.solve(); pivots += done
                 sol = self._from_dense(x, mu, obj, pivots)
-                if self._certify_solution(sol):
+                if self.certify(sol):
                     self.repairs += attempt
                     return sol
             except (LPSolveError, np.linalg.LinAlgError): break   # iteration cap, no entering column, singular basis
@@ -825,45 +844,45 @@ def add_rule(self: LPBoostMaster, h  # the rule's outputs h(x_i) ∈ [-1, 1] on 
 
 # %% ../nbs/06_lp.ipynb #3d4b5858
 @patch
-def _solution(self: LPBoostMaster, u, beta, rho, a, objective, iterations) -> dict:
+def _solution(self: LPBoostMaster, u, beta, rho, a, objective, iterations) -> MasterSolution:
     margins = self.y * rows_combine(a, self._rules.rows)
-    return dict(u=u, beta=float(beta), rho=float(rho), a=a, xi=np.maximum(rho - margins, 0.0),
-                objective=float(objective), iterations=int(iterations))
+    return MasterSolution(coef=a, dual=u, objective=float(objective), iterations=int(iterations), beta=float(beta),
+                          rho=float(rho), xi=np.maximum(rho - margins, 0.0))
 
 @patch
-def _from_dense(self: LPBoostMaster, x, mu, objective, pivots) -> dict:
+def _from_dense(self: LPBoostMaster, x, mu, objective, pivots) -> MasterSolution:
     # row duals of the min: the Σu = 1 row's is ρ, a rule row's (a ≤ row: dual ≤ 0) is −a_j
     return self._solution(np.clip(x[:self.n], 0.0, self.D), x[self.n], mu[0], np.clip(-mu[1:], 0.0, None),
                           objective, pivots)
 
 @patch
-def _highs_solve(self: LPBoostMaster) -> dict:
+def _highs_solve(self: LPBoostMaster) -> MasterSolution:
     lp = self._new_highs()
     k = self.n_rules
     if k: lp.add_columns(np.zeros(k), np.r_[self.y[:, None] * self.V, np.ones((1, k))])
     return self._from_highs(lp.solve())
 
 @patch
-def _from_highs(self: LPBoostMaster, r: LPResult) -> dict:
+def _from_highs(self: LPBoostMaster, r: LPResult) -> MasterSolution:
     n = self.n
     return self._solution(np.clip(-r.row_dual[:n], 0.0, None), r.row_dual[n], r.x[0], np.clip(r.x[n + 1:], 0.0, None),
                           r.objective, r.iterations)
 
 # %% ../nbs/06_lp.ipynb #e3fa1d04
 @patch
-def certify(self: LPBoostMaster, sol: dict, tol: float | None = None) -> bool:
+def certify(self: LPBoostMaster, sol: MasterSolution, tol: float | None = None) -> bool:
     "True if (u, β) is feasible for the dual, (a, ρ, ξ) for the primal, and their objectives agree (to `tol`)."
     tol = self.tol if tol is None else tol
-    u, a, rho = sol["u"], sol["a"], sol["rho"]
+    u, a, rho = sol.u, sol.a, sol.rho
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(a)) and np.isfinite(rho)): return False
     beta = float(rows_dot(self._rules.rows, u * self.y).max(initial=-np.inf))   # the least β that u admits
     primal = rho - fixed_dot(self.D, np.maximum(rho - self.y * rows_combine(a, self._rules.rows), 0.0))
-    return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol["beta"]) <= tol
+    return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol.beta) <= tol
                 and abs(beta - primal) <= tol)
 
 @patch
-def solve(self: LPBoostMaster) -> dict:
-    "Solve and return `u` (sample weights), `beta`, `rho`, `a` (rule weights), `xi`, `objective`, `iterations`."
+def solve(self: LPBoostMaster) -> MasterSolution:
+    "Solve: a certified `MasterSolution` with `u` (sample weights), `beta`, `rho`, `a` (rule weights), `xi`, pivots."
     if self.backend == "dense": return self._solve_dense(self.lp)
     return self._from_highs(self.lp.solve())
 
@@ -1056,8 +1075,8 @@ def _fit(self: LPBoostClassifier, X, y_pm, w):
         rules.append(rule); cg.master.add_rule(v)
     def update(k, sol):
         nonlocal u, beta
-        u, beta = sol["u"], sol["beta"]
-        betas.append(beta); rhos.append(sol["rho"]); weights_path.append(sol["a"]); pivots.append(sol["iterations"])
+        u, beta = sol.u, sol.beta
+        betas.append(beta); rhos.append(sol.rho); weights_path.append(sol.a); pivots.append(sol.iterations)
         return k == 0 and cg.edges[0] <= self.tol   # even the best first rule has no edge: nothing to learn
     cg.run(self.n_estimators, lambda: u * y_pm, test, add, update, first=first)
     edges = cg.edges

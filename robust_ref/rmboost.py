@@ -17,22 +17,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, decode_labels
 from .learners import StumpLearner, TreeLearner, check_rule_values
 from .lp import (CertifiedMaster, ColumnGeneration, DenseDualSimplex, fit_rule, fixed_dot, fixed_matvec,
-                           LPSolveError, MasterLP, pricing_oracle, rows_combine, rows_dot)
+                           LPSolveError, MasterLP, MasterSolution, pricing_oracle, rows_combine, rows_dot)
 
 # %% auto #0
-__all__ = ['TIE_ATOL', 'PAPER_SETTINGS', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner',
+__all__ = ['TIE_ATOL', 'PAPER_SETTINGS', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner',
            'NothingLearnedWarning', 'RMBoostClassifier', 'OracleGap', 'rmboost_master', 'pricing_oracle_gap',
            'stall_summary']
-
-# %% ../nbs/10_rmboost.ipynb #80f1a571
-@dataclass(frozen=True)
-class RMBoostSolution:
-    "One solve of the restricted LP (16): coefficients μ, minimax risk R, dual α−β, simplex iterations, seconds."
-    mu: np.ndarray                 # μ = μ⁺ − μ⁻, one per rule in the LP
-    risk: float                    # R: the LP optimum (offset ½ included)
-    alpha_minus_beta: np.ndarray   # α − β = −(HiGHS row duals), one per training sample
-    iterations: int                # simplex iterations of this solve
-    seconds: float                 # wall time of the solve (including a rebuild when cold)
 
 # %% ../nbs/10_rmboost.ipynb #c3cad30d
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
@@ -141,16 +131,12 @@ def remove_rules(self: RMBoostMaster, idx):  # rule indices to delete
 
 # %% ../nbs/10_rmboost.ipynb #ab245d40
 @patch
-def _certify_solution(self: RMBoostMaster, sol: RMBoostSolution) -> bool:
-    return self.certify(sol.mu, sol.alpha_minus_beta)
-
-@patch
-def certify(self: RMBoostMaster, mu, alpha_minus_beta, tol=None) -> bool:
-    "True if μ is feasible for (16), α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
+def certify(self: RMBoostMaster, sol: MasterSolution, tol=None) -> bool:
+    "True if `sol`'s μ is feasible for (16), its α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
     # Weak duality on the two small forms: three products with V per round, where chapter 06's generic
     # `optimality_certificate` would first build the (t × 2n) matrix of (17) and its reduced costs.
     tol = self.lp_tol if tol is None else tol
-    mu, d = np.asarray(mu, dtype=np.float64), np.asarray(alpha_minus_beta, dtype=np.float64)
+    mu, d = np.asarray(sol.mu, dtype=np.float64), np.asarray(sol.alpha_minus_beta, dtype=np.float64)
     if mu.shape != (self.n_rules,) or d.shape != (self.n,):
         raise ValueError(f"certify needs μ with one entry per rule ({self.n_rules}) and α−β with one per training "
                          f"point ({self.n}); got shapes {mu.shape} and {d.shape}.")
@@ -161,13 +147,14 @@ def certify(self: RMBoostMaster, mu, alpha_minus_beta, tol=None) -> bool:
     rows = rows_dot(R, d) - tau
     return bool(np.abs(f).max(initial=0) <= 0.5 + tol and np.all(np.abs(rows) <= self.lam + tol) and abs(R16 - R17) <= tol)
 
+
 # %% ../nbs/10_rmboost.ipynb #7bb5aabc
 @patch
-def solve(self: RMBoostMaster) -> RMBoostSolution:
+def solve(self: RMBoostMaster) -> MasterSolution:
     "Solve (16) (directly or through (17)); raises `LPSolveError` naming HiGHS's status if it is not optimal."
     t0 = time.perf_counter()
     if self.n_rules == 0:
-        return RMBoostSolution(np.zeros(0), 0.5, np.zeros(self.n), 0, 0.0)
+        return MasterSolution(coef=np.zeros(0), dual=np.zeros(self.n), objective=0.5)
     lp = self.lp
     if not self.lp_warm_start:   # a fresh LP with every rule, solved from scratch (the authors' way when form='primal')
         lp = self._new_lp(); self._add_to(lp, self.V, self.lam)
@@ -176,19 +163,20 @@ def solve(self: RMBoostMaster) -> RMBoostSolution:
         r = lp.solve()
         if self.form == "primal": mu, amb = r.x[0::2] - r.x[1::2], -r.row_dual
         else: mu, amb = -r.row_dual, r.x[:self.n] - r.x[self.n:]   # μ_j = −(shadow price of rule j's row)
-        sol = RMBoostSolution(mu, float(r.objective), amb, r.iterations, 0.0)
+        sol = MasterSolution(coef=mu, dual=amb, objective=float(r.objective), iterations=r.iterations)
     return replace(sol, seconds=time.perf_counter() - t0)
 
 @patch
-def _from_dense(self: RMBoostMaster, x, mu, objective, pivots) -> RMBoostSolution:
-    return RMBoostSolution(mu, 0.5 - objective, x[:self.n] - x[self.n:], pivots, 0.0)   # R = ½ − ½Σ(α+β)
+def _from_dense(self: RMBoostMaster, x, mu, objective, pivots) -> MasterSolution:
+    return MasterSolution(coef=mu, dual=x[:self.n] - x[self.n:], objective=0.5 - objective, iterations=pivots)   # R = ½ − ½Σ(α+β)
 
 @patch
-def _highs_solve(self: RMBoostMaster) -> RMBoostSolution:
+def _highs_solve(self: RMBoostMaster) -> MasterSolution:
     highs = RMBoostMaster(self.y, self.q, lp_warm_start=False, lp_tol=self.lp_tol, lp_options=self.lp_options,
                           form="dual")
     highs.add_rules(self.V, self.lam)
     return highs.solve()
+
 
 # %% ../nbs/10_rmboost.ipynb #2113ab0a
 def _check_lam_vector(lam, T: int) -> np.ndarray:
@@ -540,7 +528,7 @@ def _labels_and_weights(clf, y, sample_weight):
 
 def rmboost_master(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
                    X, y,                    # the training data it was fitted on (y: its labels, as passed to fit)
-                   sample_weight=None) -> tuple[RMBoostMaster, RMBoostSolution]:
+                   sample_weight=None) -> tuple[RMBoostMaster, MasterSolution]:
     "The fit's final restricted LP rebuilt from its active rules (same form, λ_j and tolerance), and its solution."
     X = clf._validate_X(X)
     y_pm, q = _labels_and_weights(clf, y, sample_weight)

@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robust_ref.datasets import make_stump_data
 from robust_ref.learners import rule_matrix, stump_pool
-from robust_ref.lp import DenseDualSimplex, LPResult, LPSolveError, _RowBuffer, optimality_certificate
+from robust_ref.lp import DenseDualSimplex, LPResult, LPSolveError, MasterSolution, _RowBuffer, optimality_certificate
 from robust_ref.rmboost import (PAPER_SETTINGS, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
                                 rmboost_lp)
 
@@ -268,11 +268,11 @@ def test_dense_master_falls_back_to_highs():
         v = np.sign(rng.normal(size=n) + 0.5 * y); v[v == 0] = 1
         for m in (dense, ref): m.add_rules(v[:, None], 0.05)
         a, b = dense.solve(), ref.solve()
-        assert abs(a.risk - b.risk) < TOL and dense.certify(a.mu, a.alpha_minus_beta)
+        assert abs(a.risk - b.risk) < TOL and dense.certify(a)
         if k == 4: assert dense.fallbacks == 0 and dense.repairs == 1   # a fresh B⁻¹ mended the NaN round
     assert capped >= 1 and dense.fallbacks == capped + 3     # ≥ 1 from the 1-pivot cap, + 3 singular rounds
-    assert not dense.certify(np.full(dense.n_rules, 0.5), np.zeros(n))    # the certificate can fail
-    with pytest.raises(ValueError, match="one entry per rule"): dense.certify(np.zeros(3), np.zeros(n))
+    assert not dense.certify(MasterSolution(np.full(dense.n_rules, 0.5), np.zeros(n)))    # the certificate can fail
+    with pytest.raises(ValueError, match="one entry per rule"): dense.certify(MasterSolution(np.zeros(3), np.zeros(n)))
 
 
 def test_predict_proba_and_decision_consistent():
