@@ -21,9 +21,9 @@ from .lp import (CertifiedMaster, ColumnGeneration, ColumnGenerationStrategy, De
                            rows_dot, trace_view)
 
 # %% auto #0
-__all__ = ['TIE_ATOL', 'PAPER_SETTINGS', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner',
-           'NothingLearnedWarning', 'RMBoostClassifier', 'RMBoostStrategy', 'OracleGap', 'rmboost_master',
-           'pricing_oracle_gap', 'stall_summary']
+__all__ = ['TIE_ATOL', 'PAPER_SETTINGS', 'RMBoostMaster', 'RMBoostMasterDense', 'RMBoostMasterDual', 'RMBoostMasterPrimal',
+           'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner', 'NothingLearnedWarning', 'RMBoostClassifier',
+           'RMBoostStrategy', 'OracleGap', 'rmboost_master', 'pricing_oracle_gap', 'stall_summary']
 
 # %% ../nbs/10_rmboost.ipynb #c3cad30d
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
@@ -34,7 +34,9 @@ _LP_FORMS = ("dense", "dual", "primal")
 
 # %% ../nbs/10_rmboost.ipynb #397e4882
 class RMBoostMaster(CertifiedMaster):
-    """The restricted LP (16) by column generation: its dual (17) on `DenseDualSimplex` (default) or HiGHS, or (16) on HiGHS.
+    """The restricted LP (16) by column generation, one class per LP form: its dual (17) on `DenseDualSimplex`
+    (`RMBoostMasterDense`, the default) or on HiGHS (`RMBoostMasterDual`), or (16) on HiGHS (`RMBoostMasterPrimal`).
+    `RMBoostMaster(y, ..., form=...)` builds the class of that form.
 
     Attributes
     ----------
@@ -45,6 +47,19 @@ class RMBoostMaster(CertifiedMaster):
     repairs, fallbacks : int, solves certified after re-inverting B / solves handed to HiGHS (form 'dense').
     """
     backends = _LP_FORMS
+    form: str | None = None   # each form's class sets its own
+    _forms = {}               # form → class
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        RMBoostMaster._forms[cls.form] = cls
+
+    def __new__(cls, y=None, q=None, lp_warm_start=True, lp_tol=1e-7, lp_options=None, form=None):
+        if cls is RMBoostMaster:   # the base class builds the class of the form asked for
+            form = "dense" if form is None else form
+            if form not in _LP_FORMS: raise ValueError(f"form must be one of {_LP_FORMS}; got {form!r}.")
+            cls = RMBoostMaster._forms[form]
+        return super().__new__(cls)
 
     def __init__(self,
                  y,                    # ±1 training labels (length n)
@@ -52,18 +67,18 @@ class RMBoostMaster(CertifiedMaster):
                  lp_warm_start: bool = True,  # keep one LP alive and warm-start (True) or rebuild + solve cold each time
                  lp_tol: float = 1e-7, # HiGHS primal/dual feasibility tolerance; the certificate's tolerance for 'dense'
                  lp_options: dict | None = None,  # extra HiGHS options
-                 form: str = "dense"):  # 'dense': (17) on DenseDualSimplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
+                 form: str | None = None):  # 'dense' (default): (17) on DenseDualSimplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1 or y.size == 0 or not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must be a non-empty 1-D array of ±1 labels.")
-        if form not in _LP_FORMS:
-            raise ValueError(f"form must be one of {_LP_FORMS}; got {form!r}.")
+        if form not in (None, self.form):
+            raise ValueError(f"{type(self).__name__} solves form {self.form!r}; got form={form!r}.")
         n = y.size
         q = np.full(n, 1.0 / n) if q is None else np.asarray(q, dtype=np.float64)
         if q.shape != (n,) or np.any(q < 0) or not np.isclose(q.sum(), 1.0):
             raise ValueError(f"q must be {n} non-negative weights summing to 1.")
-        super().__init__(n, form)
-        self.y, self.q, self.lp_warm_start, self.form = y, q, bool(lp_warm_start), form
+        super().__init__(n, self.form)
+        self.y, self.q, self.lp_warm_start = y, q, bool(lp_warm_start)
         self.options, self.lp_tol, self.lp_options = _lp_options(lp_tol, lp_options), float(lp_tol), lp_options
         self.lam = np.empty(0)         # λ_j per rule
         self.lp = self._new_lp() if self.lp_warm_start else None
@@ -76,23 +91,35 @@ class RMBoostMaster(CertifiedMaster):
     def _columns(V) -> np.ndarray:
         return np.stack([V, -V], axis=2).reshape(V.shape[0], -1)  # interleave v_j and −v_j
 
+
 # %% ../nbs/10_rmboost.ipynb #aacf8f99
-@patch
-def _new_lp(self: RMBoostMaster) -> MasterLP | DenseDualSimplex:
-    n = self.n
-    if self.form == "dense": return DenseDualSimplex(n, ub=2.0, cost=0.5, mirror=True)   # (17) as min ½Σ(α+β)
-    if self.form == "dual":   # (17): columns α_1..α_n, β_1..β_n ≥ 0, value ½ − ½Σ(α+β); rows come with the rules
+class RMBoostMasterDense(RMBoostMaster):
+    "(17) as min ½Σ(α+β) on chapter 06's `DenseDualSimplex`: mirrored columns α_i, β_i in [0, 2], one row per rule."
+    form = "dense"
+    def _new_lp(self) -> DenseDualSimplex: return DenseDualSimplex(self.n, ub=2.0, cost=0.5, mirror=True)
+
+class RMBoostMasterDual(RMBoostMaster):
+    "(17) on HiGHS: columns α_1..α_n, β_1..β_n ≥ 0 with value ½ − ½Σ(α+β); one ranged row per rule."
+    form = "dual"
+    def _new_lp(self) -> MasterLP:
         lp = MasterLP(np.empty(0), np.empty(0), sense="max", offset=0.5,
                       algorithm="dual" if self.lp_warm_start else "auto", options=self.options)
-        lp.add_columns(np.full(2 * n, -0.5), np.empty((0, 2 * n)))
+        lp.add_columns(np.full(2 * self.n, -0.5), np.empty((0, 2 * self.n)))
         return lp
-    if not self.lp_warm_start:   # (16) from scratch: let HiGHS choose, as linprog would
-        return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5,
-                        algorithm="auto", options=self.options)
-    # (16) warm: new columns enter at 0, so the previous basis stays primal feasible (primal simplex, phase 2
-    # only). Keep HiGHS's bound perturbation: without it the primal simplex can cycle on this LP (it did)
-    return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5, algorithm="primal",
-                    options=self.options)
+
+class RMBoostMasterPrimal(RMBoostMaster):
+    "(16) on HiGHS: n ranged rows −½ ≤ u_iᵀμ ≤ ½; two columns μ⁺_j, μ⁻_j per rule."
+    form = "primal"
+    def _new_lp(self) -> MasterLP:
+        n = self.n
+        if not self.lp_warm_start:   # (16) from scratch: let HiGHS choose, as linprog would
+            return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5,
+                            algorithm="auto", options=self.options)
+        # (16) warm: new columns enter at 0, so the previous basis stays primal feasible (primal simplex, phase 2
+        # only). Keep HiGHS's bound perturbation: without it the primal simplex can cycle on this LP (it did)
+        return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5, algorithm="primal",
+                        options=self.options)
+
 
 # %% ../nbs/10_rmboost.ipynb #37629797
 @patch
@@ -101,13 +128,27 @@ def _costs(self: RMBoostMaster, V, lam) -> np.ndarray:
     return np.column_stack([lam - t, lam + t]).ravel()     # (μ⁺_1, μ⁻_1, μ⁺_2, μ⁻_2, ...)
 
 @patch
-def _add_to(self: RMBoostMaster, lp: MasterLP, V, lam):
-    "Put rules into `lp`: two columns each in (16), one ranged row τ_j − λ_j ≤ v_jᵀ(α − β) ≤ τ_j + λ_j in (17)."
-    if self.form == "primal": lp.add_columns(self._costs(V, lam), self._columns(V))
-    else:
-        t = self.tau(V)
-        if self.form == "dense": lp.add_rows(V, t - lam, t + lam)
-        else: lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
+def _add_to(self: RMBoostMasterPrimal, lp: MasterLP, V, lam):
+    "Two columns per rule in (16): μ⁺_j and μ⁻_j, costs λ_j ∓ τ_j, entries ±v_j."
+    lp.add_columns(self._costs(V, lam), self._columns(V))
+
+@patch
+def _add_to(self: RMBoostMasterDense, lp: DenseDualSimplex, V, lam):
+    "One ranged row per rule in (17): τ_j − λ_j ≤ v_jᵀ(α − β) ≤ τ_j + λ_j (the dense simplex mirrors v_j itself)."
+    t = self.tau(V)
+    lp.add_rows(V, t - lam, t + lam)
+
+@patch
+def _add_to(self: RMBoostMasterDual, lp: MasterLP, V, lam):
+    "The same row of (17) on HiGHS, with its entries on the α and on the β columns."
+    t = self.tau(V)
+    lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
+
+@patch
+def _remove_from(self: RMBoostMaster, lp, idx): lp.remove_rows(idx)   # (17): each rule's row
+
+@patch
+def _remove_from(self: RMBoostMasterPrimal, lp, idx): lp.remove_columns(np.r_[2 * idx, 2 * idx + 1])   # (16): both columns
 
 @patch
 def add_rules(self: RMBoostMaster,
@@ -125,10 +166,9 @@ def remove_rules(self: RMBoostMaster, idx):  # rule indices to delete
     idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
     if idx.size == 0: return
     keep = np.ones(self.n_rules, dtype=bool); keep[idx] = False
-    if self.lp_warm_start:
-        if self.form == "primal": self.lp.remove_columns(np.r_[2 * idx, 2 * idx + 1])
-        else: self.lp.remove_rows(idx)
+    if self.lp_warm_start: self._remove_from(self.lp, idx)
     self._rules.keep(keep); self.lam = self.lam[keep]
+
 
 # %% ../nbs/10_rmboost.ipynb #ab245d40
 @patch
@@ -159,24 +199,34 @@ def solve(self: RMBoostMaster) -> MasterSolution:
     lp = self.lp
     if not self.lp_warm_start:   # a fresh LP with every rule, solved from scratch (the authors' way when form='primal')
         lp = self._new_lp(); self._add_to(lp, self.V, self.lam)
-    if self.form == "dense": sol = self._solve_dense(lp)
-    else:
-        r = lp.solve()
-        if self.form == "primal": mu, amb = r.x[0::2] - r.x[1::2], -r.row_dual
-        else: mu, amb = -r.row_dual, r.x[:self.n] - r.x[self.n:]   # μ_j = −(shadow price of rule j's row)
-        sol = MasterSolution(coef=mu, dual=amb, objective=float(r.objective), iterations=r.iterations)
-    return replace(sol, seconds=time.perf_counter() - t0)
+    return replace(self._solve_lp(lp), seconds=time.perf_counter() - t0)
 
 @patch
-def _from_dense(self: RMBoostMaster, x, mu, objective, pivots) -> MasterSolution:
+def _solve_lp(self: RMBoostMasterDense, lp: DenseDualSimplex) -> MasterSolution:
+    return self._solve_dense(lp)   # chapter 06: certified, re-inverted once, then handed to HiGHS
+
+@patch
+def _from_dense(self: RMBoostMasterDense, x, mu, objective, pivots) -> MasterSolution:
     return MasterSolution(coef=mu, dual=x[:self.n] - x[self.n:], objective=0.5 - objective, iterations=pivots)   # R = ½ − ½Σ(α+β)
 
 @patch
-def _highs_solve(self: RMBoostMaster) -> MasterSolution:
+def _highs_solve(self: RMBoostMasterDense) -> MasterSolution:
     highs = RMBoostMaster(self.y, self.q, lp_warm_start=False, lp_tol=self.lp_tol, lp_options=self.lp_options,
                           form="dual")
     highs.add_rules(self.V, self.lam)
     return highs.solve()
+
+@patch
+def _solve_lp(self: RMBoostMasterDual, lp: MasterLP) -> MasterSolution:
+    r = lp.solve()                 # μ_j = −(shadow price of rule j's row); α − β from the columns
+    return MasterSolution(coef=-r.row_dual, dual=r.x[:self.n] - r.x[self.n:], objective=float(r.objective),
+                          iterations=r.iterations)
+
+@patch
+def _solve_lp(self: RMBoostMasterPrimal, lp: MasterLP) -> MasterSolution:
+    r = lp.solve()                 # μ = μ⁺ − μ⁻ from the columns; α − β = −(row duals)
+    return MasterSolution(coef=r.x[0::2] - r.x[1::2], dual=-r.row_dual, objective=float(r.objective),
+                          iterations=r.iterations)
 
 
 # %% ../nbs/10_rmboost.ipynb #2113ab0a
