@@ -531,6 +531,8 @@ def test_lpboost_paths_and_fitted_attributes():
     assert np.all(clf.edge_path_[1:k] >= clf.beta_path_[:k - 1] - 1e-9)  # every added rule violated the dual
     assert abs(clf.estimator_weights_.sum() - 1) < 1e-9 and np.all(clf.estimator_weights_ >= 0)
     assert abs(clf.dual_weights_.sum() - 1) < 1e-9
+    t = clf.fit_trace_                                                # the one history: the paths are views of it
+    assert len(t.solutions) == k + 1 and t.final.a is clf.estimator_weights_ and clf.beta_path_[-1] == t.final.beta
     staged = list(clf.staged_decision_function(X))
     assert len(staged) == k
     np.testing.assert_allclose(staged[-1], clf.decision_function(X))
