@@ -1076,7 +1076,7 @@ class ColumnGeneration:
             if verdict == "add":
                 t0 = time.perf_counter()
                 strategy.add(rule, v); sol = master.solve(); done = strategy.update(k, sol)
-                trace.lp_seconds += time.perf_counter() - t0     # the LP's time includes putting the rule into it
+                trace.lp_seconds += time.perf_counter() - t0     # the LP's time: the rule put in, solved, read
                 pivots = sol.iterations
             trace.record(strategy, pivots)
             if done: break
