@@ -100,7 +100,7 @@ def lpboost_warm(X, y, rounds, nu, seed, backend="dense"):
         t0 = time.perf_counter()
         master.add_rule(h); sol = master.solve()
         times.append(time.perf_counter() - t0)
-        u = sol["u"]; objs.append(sol["objective"]); iters.append(sol["iterations"])
+        u = sol.u; objs.append(sol.objective); iters.append(sol.iterations)
     times[0] += t_build
     return np.column_stack(H), np.array(times), np.array(objs), np.array(iters)
 
@@ -225,7 +225,7 @@ def replay(master, H, y, nu, perturb=0.0, log=None, sizes=None, pricing=None):
         t0 = time.perf_counter()
         with one_pivot_at_a_time(log) if log is not None else pruned_pricing(pricing) if pricing is not None \
                 else perturbation(perturb):
-            if master == "lpboost": m.add_rule(H[:, k]); sol = m.solve(); it, obj = sol["iterations"], sol["objective"]
+            if master == "lpboost": m.add_rule(H[:, k]); sol = m.solve(); it, obj = sol.iterations, sol.objective
             else: m.add_rules(H[:, k:k + 1], 1 / np.sqrt(n)); sol = m.solve(); it, obj = sol.iterations, sol.risk
         T += time.perf_counter() - t0; pivots.append(it); objs.append(obj)
         if sizes is not None: sizes.append((m.lp.n_rows, int((m.lp.basic < m.lp.N).sum())))

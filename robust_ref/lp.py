@@ -10,7 +10,8 @@ import os
 import sys
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import highspy
 import numpy as np
@@ -29,10 +30,10 @@ _all_ = ['fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse', 'fixed_matvec
 
 
 # %% auto #0
-__all__ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'DenseDualSimplex', 'CertifiedMaster',
-           'LPBoostMaster', 'ClassifierRule', 'pricing_oracle', 'fit_rule', 'ColumnGeneration',
-           'DegenerateMarginWarning', 'LPBoostClassifier', 'fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse',
-           'fixed_matvec']
+__all__ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'DenseDualSimplex', 'MasterSolution',
+           'CertifiedMaster', 'LPBoostMaster', 'ClassifierRule', 'pricing_oracle', 'fit_rule', 'ColumnGenerationTrace',
+           'ColumnGenerationStrategy', 'ColumnGeneration', 'LPBoostStrategy', 'DegenerateMarginWarning',
+           'LPBoostClassifier', 'trace_view', 'fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse', 'fixed_matvec']
 
 # %% ../nbs/06_lp.ipynb #c48f6a6f
 class LPSolveError(RuntimeError):
@@ -731,13 +732,34 @@ def _flip_dual_infeasible(self: DenseDualSimplex) -> bool:
     self._recompute()
     return True
 
+# %% ../nbs/06_lp.ipynb #ms1a1b2c
+@dataclass(frozen=True)
+class MasterSolution:
+    "One solve of a column-generation master (RMBoost's or LPBoost's): rule weights, sample-side dual, optimum, cost."
+    coef: np.ndarray                # rule weights, one per rule in the LP: RMBoost's μ, LPBoost's a
+    dual: np.ndarray                # one per training point: RMBoost's α − β, LPBoost's sample weights u
+    objective: float = np.nan       # the LP's optimum: RMBoost's minimax risk R, LPBoost's ρ − Σ_i D_i ξ_i
+    iterations: int = 0             # simplex pivots of this solve
+    seconds: float = 0.0            # wall time of the solve (RMBoost's master measures it)
+    beta: float = np.nan            # LPBoost: β, the value of its dual (the largest edge u admits)
+    rho: float = np.nan             # LPBoost: the soft margin ρ
+    xi: np.ndarray | None = None    # LPBoost: the margin slacks ξ_i = (ρ − y_i f(x_i))₊
+
+    # the same fields in each algorithm's notation
+    mu = property(lambda self: self.coef, doc="RMBoost's μ (= `coef`).")
+    alpha_minus_beta = property(lambda self: self.dual, doc="RMBoost's α − β (= `dual`).")
+    risk = property(lambda self: self.objective, doc="RMBoost's minimax risk R (= `objective`).")
+    a = property(lambda self: self.coef, doc="LPBoost's rule weights a (= `coef`).")
+    u = property(lambda self: self.dual, doc="LPBoost's sample weights u (= `dual`).")
+
+
 # %% ../nbs/06_lp.ipynb #a944a9b3
 class CertifiedMaster:
     """A column-generation master kept as rows of rule values, solved on `DenseDualSimplex` ('dense') or HiGHS.
 
     Subclasses define the LP: `_new_dense()`, `_highs_solve()` (the round from scratch on HiGHS), `_from_dense(x, mu,
-    objective, pivots)` and `certify(solution)` (or `_certify_solution`). Every dense solve is certified from scratch; a failed certificate is
-    retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`)."""
+    objective, pivots)` and `certify(solution)`, all on one `MasterSolution`. Every dense solve is certified from scratch;
+    a failed certificate is retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`)."""
     backends = ("dense", "highs")
 
     def __init__(self, n: int, backend: str = "dense"):
@@ -748,8 +770,6 @@ class CertifiedMaster:
         self.fallbacks = 0             # rounds handed to HiGHS (both dense attempts failed)
         self._rules = _RowBuffer(n)    # rule values on the training points, one row per rule
 
-    def _certify_solution(self, sol) -> bool: return self.certify(sol)
-
     @property
     def n_rules(self) -> int: return self._rules.size
 
@@ -758,7 +778,7 @@ class CertifiedMaster:
         "(n, rules): each rule's values on the training points, one column per rule."
         return self._rules.rows.T
 
-    def _solve_dense(self, lp: DenseDualSimplex):
+    def _solve_dense(self, lp: DenseDualSimplex) -> MasterSolution:
         "Dense dual simplex, certified; if that fails, once more after re-inverting B; then HiGHS from scratch."
         pivots = 0
         for attempt in range(2):           # the second attempt starts from a fresh B⁻¹ of the same basis
@@ -766,7 +786,7 @@ class CertifiedMaster:
                 if attempt: lp._refactor()
                 x, mu, obj, done = lp.solve(); pivots += done
                 sol = self._from_dense(x, mu, obj, pivots)
-                if self._certify_solution(sol):
+                if self.certify(sol):
                     self.repairs += attempt
                     return sol
             except (LPSolveError, np.linalg.LinAlgError): break   # iteration cap, no entering column, singular basis
@@ -825,45 +845,45 @@ def add_rule(self: LPBoostMaster, h  # the rule's outputs h(x_i) ∈ [-1, 1] on 
 
 # %% ../nbs/06_lp.ipynb #3d4b5858
 @patch
-def _solution(self: LPBoostMaster, u, beta, rho, a, objective, iterations) -> dict:
+def _solution(self: LPBoostMaster, u, beta, rho, a, objective, iterations) -> MasterSolution:
     margins = self.y * rows_combine(a, self._rules.rows)
-    return dict(u=u, beta=float(beta), rho=float(rho), a=a, xi=np.maximum(rho - margins, 0.0),
-                objective=float(objective), iterations=int(iterations))
+    return MasterSolution(coef=a, dual=u, objective=float(objective), iterations=int(iterations), beta=float(beta),
+                          rho=float(rho), xi=np.maximum(rho - margins, 0.0))
 
 @patch
-def _from_dense(self: LPBoostMaster, x, mu, objective, pivots) -> dict:
+def _from_dense(self: LPBoostMaster, x, mu, objective, pivots) -> MasterSolution:
     # row duals of the min: the Σu = 1 row's is ρ, a rule row's (a ≤ row: dual ≤ 0) is −a_j
     return self._solution(np.clip(x[:self.n], 0.0, self.D), x[self.n], mu[0], np.clip(-mu[1:], 0.0, None),
                           objective, pivots)
 
 @patch
-def _highs_solve(self: LPBoostMaster) -> dict:
+def _highs_solve(self: LPBoostMaster) -> MasterSolution:
     lp = self._new_highs()
     k = self.n_rules
     if k: lp.add_columns(np.zeros(k), np.r_[self.y[:, None] * self.V, np.ones((1, k))])
     return self._from_highs(lp.solve())
 
 @patch
-def _from_highs(self: LPBoostMaster, r: LPResult) -> dict:
+def _from_highs(self: LPBoostMaster, r: LPResult) -> MasterSolution:
     n = self.n
     return self._solution(np.clip(-r.row_dual[:n], 0.0, None), r.row_dual[n], r.x[0], np.clip(r.x[n + 1:], 0.0, None),
                           r.objective, r.iterations)
 
 # %% ../nbs/06_lp.ipynb #e3fa1d04
 @patch
-def certify(self: LPBoostMaster, sol: dict, tol: float | None = None) -> bool:
+def certify(self: LPBoostMaster, sol: MasterSolution, tol: float | None = None) -> bool:
     "True if (u, β) is feasible for the dual, (a, ρ, ξ) for the primal, and their objectives agree (to `tol`)."
     tol = self.tol if tol is None else tol
-    u, a, rho = sol["u"], sol["a"], sol["rho"]
+    u, a, rho = sol.u, sol.a, sol.rho
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(a)) and np.isfinite(rho)): return False
     beta = float(rows_dot(self._rules.rows, u * self.y).max(initial=-np.inf))   # the least β that u admits
     primal = rho - fixed_dot(self.D, np.maximum(rho - self.y * rows_combine(a, self._rules.rows), 0.0))
-    return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol["beta"]) <= tol
+    return bool(abs(u.sum() - 1) <= tol and abs(a.sum() - 1) <= tol and abs(beta - sol.beta) <= tol
                 and abs(beta - primal) <= tol)
 
 @patch
-def solve(self: LPBoostMaster) -> dict:
-    "Solve and return `u` (sample weights), `beta`, `rho`, `a` (rule weights), `xi`, `objective`, `iterations`."
+def solve(self: LPBoostMaster) -> MasterSolution:
+    "Solve: a certified `MasterSolution` with `u` (sample weights), `beta`, `rho`, `a` (rule weights), `xi`, pivots."
     if self.backend == "dense": return self._solve_dense(self.lp)
     return self._from_highs(self.lp.solve())
 
@@ -957,41 +977,135 @@ def fit_rule(oracle,          # result of `pricing_oracle`
     return rule, check_rule_values(rule(X), "the base learner's rule")
 
 # %% ../nbs/06_lp.ipynb #1f6b440f
-class ColumnGeneration:
-    """The one column-generation loop that LPBoost and RMBoost configure. Each round: price the signed weights
-    `s = signed_weights()`, let `test(k, edge, values)` say 'add', 'skip' or 'stop', and on 'add' call `add(rule,
-    values)`, re-solve the master and call `update(k, solution)` (which returns True to stop); `record(k)` ends every
-    round that did not stop. The base learner's and the LP's seconds are kept apart."""
+@dataclass
+class ColumnGenerationTrace:
+    """A column-generation fit's history, returned by `ColumnGeneration.run`: entry 0 of `solutions` is the start (no
+    rule yet), entry k the master's solution after round k (a round that added nothing repeats the one before)."""
+    edges: list = field(default_factory=list)      # pricing value sᵀh(X) of every round's candidate (also a stopping one)
+    solutions: list = field(default_factory=list)  # the `MasterSolution` after each round; entry 0 the start
+    lp_rules: list = field(default_factory=list)   # per entry: which of the rules added so far the LP holds (indices)
+    n_added: list = field(default_factory=list)    # per entry: rules added so far
+    iterations: list = field(default_factory=list) # per entry: simplex pivots of that round's solve (0 if none)
+    next_weights: np.ndarray | None = None         # the signed weights the next round would price with
+    stopped: bool = False                          # the strategy's test said 'stop'
+    learner_seconds: float = 0.0                   # time in the base learner
+    lp_seconds: float = 0.0                        # time putting rules into the master, solving it, reading the solution
+    repairs: int = 0                               # the master's rounds certified after re-inverting B (dense form)
+    fallbacks: int = 0                             # the master's rounds handed to HiGHS (dense form)
 
-    def __init__(self, oracle, X, master):
-        self.oracle, self.X, self.master = oracle, X, master
-        self.learner_seconds = self.lp_seconds = 0.0
-        self.edges, self.stopped, self.values = [], False, None
+    def record(self, strategy, pivots: int = 0):
+        "Append the strategy's state after a round (or at the start)."
+        self.solutions.append(strategy.solution); self.lp_rules.append(list(strategy.lp_rules))
+        self.n_added.append(len(strategy.rules)); self.iterations.append(int(pivots))
+
+    @property
+    def final(self) -> MasterSolution: return self.solutions[-1]
+
+    @property
+    def edge_path(self) -> np.ndarray: return np.array(self.edges)
+
+    @property
+    def objective_path(self) -> np.ndarray: return np.array([s.objective for s in self.solutions])
+
+    @property
+    def dual_path(self) -> list: return [s.dual for s in self.solutions]
+
+    @cached_property
+    def coef_path(self) -> list:
+        "The rule weights after each round over every rule added so far (0 for a rule the LP no longer holds)."
+        out = []
+        for sol, ids, m in zip(self.solutions, self.lp_rules, self.n_added):
+            c = np.zeros(m); c[ids] = sol.coef; out.append(c)
+        return out
+
+    @cached_property
+    def active_path(self) -> list:
+        "After each round, which of the rules added so far the LP holds."
+        return [np.isin(np.arange(m), ids) for ids, m in zip(self.lp_rules, self.n_added)]
+
+
+# %% ../nbs/06_lp.ipynb #c9e1a001
+class ColumnGenerationStrategy:
+    """One column-generation algorithm, driven by `ColumnGeneration`: `signed_weights()` to price, `test(k, edge,
+    values)` -> 'add' | 'skip' | 'stop', `add(rule, values)` into the master, `update(k, solution)` (True stops).
+    It holds the master, the rules added (`rules`), which of them the LP holds (`lp_rules`) and the current `solution`."""
+
+    def __init__(self, master, start: MasterSolution):   # `start`: the state before any rule
+        self.master, self.solution, self.rules, self.lp_rules = master, start, [], []
+
+    def signed_weights(self) -> np.ndarray: raise NotImplementedError
+    def test(self, k: int, edge: float, values: np.ndarray) -> str: raise NotImplementedError
+
+    def add(self, rule, values: np.ndarray):
+        "Keep the rule (subclasses then put it into the master)."
+        self.rules.append(rule); self.lp_rules.append(len(self.rules) - 1)
+
+    def update(self, k: int, sol: MasterSolution) -> bool:
+        "Take the master's solution after round `k`; True ends the fit."
+        self.solution = sol
+        return False
+
+
+# %% ../nbs/06_lp.ipynb #c9e1a002
+class ColumnGeneration:
+    """The one column-generation loop: `run(strategy, n_rounds)` prices, tests, adds, re-solves and updates as the
+    strategy says, records every round in a `ColumnGenerationTrace` and returns it."""
+
+    def __init__(self, oracle, X):
+        self.oracle, self.X, self.trace = oracle, X, ColumnGenerationTrace()
 
     def price(self, s):
         "Ask the oracle for a rule of large edge sᵀh(X); returns `(rule, h(X))` (timed as the learner's)."
         t0 = time.perf_counter()
         rule, v = fit_rule(self.oracle, self.X, s)
-        self.learner_seconds += time.perf_counter() - t0
+        self.trace.learner_seconds += time.perf_counter() - t0
         return rule, v
 
-    def run(self, n_rounds: int, signed_weights, test, add, update, record=None, first=None):
-        "Run up to `n_rounds` rounds; `first` = `(rule, values)` already priced for round 0 (then not priced again)."
+    def run(self, strategy: ColumnGenerationStrategy, n_rounds: int, first=None) -> ColumnGenerationTrace:
+        "Up to `n_rounds` rounds; `first` = `(rule, values)` already priced for round 0 (then not priced again)."
+        trace, master = self.trace, strategy.master
+        trace.record(strategy)                                 # entry 0: the start
         for k in range(n_rounds):
-            s = signed_weights()
+            s = strategy.signed_weights()
             rule, v = first if (k == 0 and first is not None) else self.price(s)
-            self.values = v
             edge = fixed_dot(s, v)
-            self.edges.append(edge)
-            verdict = test(k, edge, v)
-            if verdict == "stop": self.stopped = True; break
+            trace.edges.append(edge)
+            verdict = strategy.test(k, edge, v)
+            if verdict == "stop": trace.stopped = True; break
+            done, pivots = False, 0
             if verdict == "add":
                 t0 = time.perf_counter()
-                add(rule, v); sol = self.master.solve()
-                self.lp_seconds += time.perf_counter() - t0    # the LP's time includes putting the rule into it
-                if update(k, sol): break
-            if record is not None: record(k)
-        return self
+                strategy.add(rule, v); sol = master.solve(); done = strategy.update(k, sol)
+                trace.lp_seconds += time.perf_counter() - t0     # the LP's time: the rule put in, solved, read
+                pivots = sol.iterations
+            trace.record(strategy, pivots)
+            if done: break
+        trace.next_weights = strategy.signed_weights()
+        trace.repairs, trace.fallbacks = master.repairs, master.fallbacks
+        return trace
+
+
+# %% ../nbs/06_lp.ipynb #c9e1a003
+class LPBoostStrategy(ColumnGenerationStrategy):
+    "LPBoost's column generation: price at u∘y, keep the first rule, then add rules while their edge exceeds β + tol."
+
+    def __init__(self, master: LPBoostMaster, u, tol: float):   # u: the start's sample weights (β starts at 0)
+        super().__init__(master, MasterSolution(coef=np.zeros(0), dual=u, beta=0.0))
+        self.tol = float(tol)
+
+    def signed_weights(self) -> np.ndarray: return self.solution.u * self.master.y
+
+    def test(self, k, edge, values) -> str:   # no violated dual constraint: optimal (for this learner)
+        self.edge = edge
+        return "stop" if self.rules and edge <= self.solution.beta + self.tol else "add"
+
+    def add(self, rule, values):
+        super().add(rule, values); self.master.add_rule(values)
+
+    def update(self, k, sol) -> bool:   # even the best first rule has no edge: nothing to learn
+        super().update(k, sol)
+        return k == 0 and self.edge <= self.tol
+
 
 # %% ../nbs/06_lp.ipynb #8a1de028
 class DegenerateMarginWarning(UserWarning):
@@ -1007,6 +1121,7 @@ class LPBoostClassifier(BinaryClassifier):
     estimators_ : list of rules, the rules added by column generation, in order.
     estimator_weights_ : ndarray, final rule weights a (a convex combination).
     nu_ : float, the ν used (equal to `nu`, or chosen from the first rule when `nu='auto'`).
+    fit_trace_ : ColumnGenerationTrace, the fit's history round by round (the paths, pivots and seconds below are views of it).
     n_iter_ : int, rounds (= LP solves).
     beta_path_, rho_path_ : ndarray, β and ρ of the restricted LP after each round.
     edge_path_ : ndarray, best edge offered each round (including a final non-violating one).
@@ -1040,43 +1155,42 @@ class LPBoostClassifier(BinaryClassifier):
 # %% ../nbs/06_lp.ipynb #d91ff207
 @patch
 def _fit(self: LPBoostClassifier, X, y_pm, w):
-    oracle = pricing_oracle(self.base_learner, X, random_state=self.random_state)
-    u, beta = w / w.sum(), 0.0                      # Demiriz et al.: start from u ∝ w, β = 0
-    cg = ColumnGeneration(oracle, X, None)
+    cg = ColumnGeneration(pricing_oracle(self.base_learner, X, random_state=self.random_state), X)
+    u = w / w.sum()                                 # Demiriz et al.: start from u ∝ w, β = 0
     first = cg.price(u * y_pm)                      # the first rule also fixes ν when nu='auto'
     eps1 = (1.0 - fixed_dot(u * y_pm, first[1])) / 2 # its weighted error (for ±1 rules)
     nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
     # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
-    cg.master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0))
-    rules, betas, rhos, weights_path, pivots = [], [], [], [], []
-
-    def test(k, edge, v):   # no violated dual constraint: optimal (for this learner); the first rule is always kept
-        return "stop" if rules and edge <= beta + self.tol else "add"
-    def add(rule, v):
-        rules.append(rule); cg.master.add_rule(v)
-    def update(k, sol):
-        nonlocal u, beta
-        u, beta = sol["u"], sol["beta"]
-        betas.append(beta); rhos.append(sol["rho"]); weights_path.append(sol["a"]); pivots.append(sol["iterations"])
-        return k == 0 and cg.edges[0] <= self.tol   # even the best first rule has no edge: nothing to learn
-    cg.run(self.n_estimators, lambda: u * y_pm, test, add, update, first=first)
-    edges = cg.edges
-    self.estimators_ = rules
-    self.estimator_weights_ = weights_path[-1]
-    self.nu_ = nu
-    self.n_iter_ = len(rules)
-    self.beta_path_, self.rho_path_, self.edge_path_ = np.array(betas), np.array(rhos), np.array(edges)
-    self.weights_path_ = weights_path
-    self.dual_weights_ = u
-    self.converged_ = len(edges) > len(rules) or edges[0] <= self.tol
-    self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = cg.lp_seconds, cg.learner_seconds, int(sum(pivots))
-    self.lp_fallbacks_, self.lp_repairs_ = cg.master.fallbacks, cg.master.repairs
-    if rhos[-1] <= self.tol:
-        warnings.warn(f"LPBoost's soft-margin optimum is degenerate: ρ = {rhos[-1]:.3g} ≤ tol with ν = {nu:.3g}, so "
+    strategy = LPBoostStrategy(LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0)), u, self.tol)
+    trace = cg.run(strategy, self.n_estimators, first=first)
+    self.estimators_, self.estimator_weights_, self.nu_, self.fit_trace_ = strategy.rules, strategy.solution.a, nu, trace
+    self.converged_ = trace.stopped or trace.edges[0] <= self.tol
+    rho = strategy.solution.rho
+    if rho <= self.tol:
+        warnings.warn(f"LPBoost's soft-margin optimum is degenerate: ρ = {rho:.3g} ≤ tol with ν = {nu:.3g}, so "
                       "the combination is (nearly) zero and most predictions are ties. ν is below the fraction of "
                       "points every combination gets wrong; raise nu (or use nu='auto').",
                       DegenerateMarginWarning, stacklevel=3)
     return self
+
+
+# %% ../nbs/06_lp.ipynb #c9e1a005
+def trace_view(read, doc: str) -> property:
+    "A fitted attribute read off the fit's history `fit_trace_` (a `ColumnGenerationTrace`) by `read(trace)`."
+    return property(lambda self: read(self.fit_trace_), doc=doc)
+
+LPBoostClassifier.beta_path_ = trace_view(lambda t: np.array([s.beta for s in t.solutions[1:]]), "β after each round.")
+LPBoostClassifier.rho_path_ = trace_view(lambda t: np.array([s.rho for s in t.solutions[1:]]), "ρ after each round.")
+LPBoostClassifier.edge_path_ = trace_view(lambda t: t.edge_path, "The best edge offered each round.")
+LPBoostClassifier.weights_path_ = trace_view(lambda t: [s.a for s in t.solutions[1:]], "The rule weights a after each round.")
+LPBoostClassifier.dual_weights_ = trace_view(lambda t: t.final.u, "The final sample weights u.")
+LPBoostClassifier.n_iter_ = trace_view(lambda t: t.n_added[-1], "Rounds (= LP solves).")
+LPBoostClassifier.lp_seconds_ = trace_view(lambda t: t.lp_seconds, "Seconds in the master LP.")
+LPBoostClassifier.learner_seconds_ = trace_view(lambda t: t.learner_seconds, "Seconds in the base learner.")
+LPBoostClassifier.lp_iterations_ = trace_view(lambda t: sum(t.iterations), "Simplex pivots over all rounds.")
+LPBoostClassifier.lp_repairs_ = trace_view(lambda t: t.repairs, "Rounds certified after re-inverting B.")
+LPBoostClassifier.lp_fallbacks_ = trace_view(lambda t: t.fallbacks, "Rounds handed to HiGHS.")
+
 
 # %% ../nbs/06_lp.ipynb #ea2c36b2
 @patch

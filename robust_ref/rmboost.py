@@ -16,23 +16,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, decode_labels
 from .learners import StumpLearner, TreeLearner, check_rule_values
-from .lp import (CertifiedMaster, ColumnGeneration, DenseDualSimplex, fit_rule, fixed_dot, fixed_matvec,
-                           LPSolveError, MasterLP, pricing_oracle, rows_combine, rows_dot)
+from .lp import (CertifiedMaster, ColumnGeneration, ColumnGenerationStrategy, DenseDualSimplex, fit_rule,
+                           fixed_dot, fixed_matvec, LPSolveError, MasterLP, MasterSolution, pricing_oracle, rows_combine,
+                           rows_dot, trace_view)
 
 # %% auto #0
-__all__ = ['TIE_ATOL', 'PAPER_SETTINGS', 'RMBoostSolution', 'RMBoostMaster', 'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner',
-           'NothingLearnedWarning', 'RMBoostClassifier', 'OracleGap', 'rmboost_master', 'pricing_oracle_gap',
-           'stall_summary']
-
-# %% ../nbs/10_rmboost.ipynb #80f1a571
-@dataclass(frozen=True)
-class RMBoostSolution:
-    "One solve of the restricted LP (16): coefficients μ, minimax risk R, dual α−β, simplex iterations, seconds."
-    mu: np.ndarray                 # μ = μ⁺ − μ⁻, one per rule in the LP
-    risk: float                    # R: the LP optimum (offset ½ included)
-    alpha_minus_beta: np.ndarray   # α − β = −(HiGHS row duals), one per training sample
-    iterations: int                # simplex iterations of this solve
-    seconds: float                 # wall time of the solve (including a rebuild when cold)
+__all__ = ['TIE_ATOL', 'PAPER_SETTINGS', 'RMBoostMaster', 'RMBoostMasterDense', 'RMBoostMasterDual', 'RMBoostMasterPrimal',
+           'rmboost_lp', 'rmboost_full_lp', 'rmboost_learner', 'NothingLearnedWarning', 'RMBoostClassifier',
+           'RMBoostStrategy', 'OracleGap', 'rmboost_master', 'pricing_oracle_gap', 'stall_summary']
 
 # %% ../nbs/10_rmboost.ipynb #c3cad30d
 def _lp_options(lp_tol: float, extra: dict | None) -> dict:
@@ -43,7 +34,9 @@ _LP_FORMS = ("dense", "dual", "primal")
 
 # %% ../nbs/10_rmboost.ipynb #397e4882
 class RMBoostMaster(CertifiedMaster):
-    """The restricted LP (16) by column generation: its dual (17) on `DenseDualSimplex` (default) or HiGHS, or (16) on HiGHS.
+    """The restricted LP (16) by column generation, one class per LP form: its dual (17) on `DenseDualSimplex`
+    (`RMBoostMasterDense`, the default) or on HiGHS (`RMBoostMasterDual`), or (16) on HiGHS (`RMBoostMasterPrimal`).
+    `RMBoostMaster(y, ..., form=...)` builds the class of that form.
 
     Attributes
     ----------
@@ -54,6 +47,19 @@ class RMBoostMaster(CertifiedMaster):
     repairs, fallbacks : int, solves certified after re-inverting B / solves handed to HiGHS (form 'dense').
     """
     backends = _LP_FORMS
+    form: str | None = None   # each form's class sets its own
+    _forms = {}               # form → class
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        RMBoostMaster._forms[cls.form] = cls
+
+    def __new__(cls, y=None, q=None, lp_warm_start=True, lp_tol=1e-7, lp_options=None, form=None):
+        if cls is RMBoostMaster:   # the base class builds the class of the form asked for
+            form = "dense" if form is None else form
+            if form not in _LP_FORMS: raise ValueError(f"form must be one of {_LP_FORMS}; got {form!r}.")
+            cls = RMBoostMaster._forms[form]
+        return super().__new__(cls)
 
     def __init__(self,
                  y,                    # ±1 training labels (length n)
@@ -61,18 +67,18 @@ class RMBoostMaster(CertifiedMaster):
                  lp_warm_start: bool = True,  # keep one LP alive and warm-start (True) or rebuild + solve cold each time
                  lp_tol: float = 1e-7, # HiGHS primal/dual feasibility tolerance; the certificate's tolerance for 'dense'
                  lp_options: dict | None = None,  # extra HiGHS options
-                 form: str = "dense"):  # 'dense': (17) on DenseDualSimplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
+                 form: str | None = None):  # 'dense' (default): (17) on DenseDualSimplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1 or y.size == 0 or not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must be a non-empty 1-D array of ±1 labels.")
-        if form not in _LP_FORMS:
-            raise ValueError(f"form must be one of {_LP_FORMS}; got {form!r}.")
+        if form not in (None, self.form):
+            raise ValueError(f"{type(self).__name__} solves form {self.form!r}; got form={form!r}.")
         n = y.size
         q = np.full(n, 1.0 / n) if q is None else np.asarray(q, dtype=np.float64)
         if q.shape != (n,) or np.any(q < 0) or not np.isclose(q.sum(), 1.0):
             raise ValueError(f"q must be {n} non-negative weights summing to 1.")
-        super().__init__(n, form)
-        self.y, self.q, self.lp_warm_start, self.form = y, q, bool(lp_warm_start), form
+        super().__init__(n, self.form)
+        self.y, self.q, self.lp_warm_start = y, q, bool(lp_warm_start)
         self.options, self.lp_tol, self.lp_options = _lp_options(lp_tol, lp_options), float(lp_tol), lp_options
         self.lam = np.empty(0)         # λ_j per rule
         self.lp = self._new_lp() if self.lp_warm_start else None
@@ -85,23 +91,35 @@ class RMBoostMaster(CertifiedMaster):
     def _columns(V) -> np.ndarray:
         return np.stack([V, -V], axis=2).reshape(V.shape[0], -1)  # interleave v_j and −v_j
 
+
 # %% ../nbs/10_rmboost.ipynb #aacf8f99
-@patch
-def _new_lp(self: RMBoostMaster) -> MasterLP | DenseDualSimplex:
-    n = self.n
-    if self.form == "dense": return DenseDualSimplex(n, ub=2.0, cost=0.5, mirror=True)   # (17) as min ½Σ(α+β)
-    if self.form == "dual":   # (17): columns α_1..α_n, β_1..β_n ≥ 0, value ½ − ½Σ(α+β); rows come with the rules
+class RMBoostMasterDense(RMBoostMaster):
+    "(17) as min ½Σ(α+β) on chapter 06's `DenseDualSimplex`: mirrored columns α_i, β_i in [0, 2], one row per rule."
+    form = "dense"
+    def _new_lp(self) -> DenseDualSimplex: return DenseDualSimplex(self.n, ub=2.0, cost=0.5, mirror=True)
+
+class RMBoostMasterDual(RMBoostMaster):
+    "(17) on HiGHS: columns α_1..α_n, β_1..β_n ≥ 0 with value ½ − ½Σ(α+β); one ranged row per rule."
+    form = "dual"
+    def _new_lp(self) -> MasterLP:
         lp = MasterLP(np.empty(0), np.empty(0), sense="max", offset=0.5,
                       algorithm="dual" if self.lp_warm_start else "auto", options=self.options)
-        lp.add_columns(np.full(2 * n, -0.5), np.empty((0, 2 * n)))
+        lp.add_columns(np.full(2 * self.n, -0.5), np.empty((0, 2 * self.n)))
         return lp
-    if not self.lp_warm_start:   # (16) from scratch: let HiGHS choose, as linprog would
-        return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5,
-                        algorithm="auto", options=self.options)
-    # (16) warm: new columns enter at 0, so the previous basis stays primal feasible (primal simplex, phase 2
-    # only). Keep HiGHS's bound perturbation: without it the primal simplex can cycle on this LP (it did)
-    return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5, algorithm="primal",
-                    options=self.options)
+
+class RMBoostMasterPrimal(RMBoostMaster):
+    "(16) on HiGHS: n ranged rows −½ ≤ u_iᵀμ ≤ ½; two columns μ⁺_j, μ⁻_j per rule."
+    form = "primal"
+    def _new_lp(self) -> MasterLP:
+        n = self.n
+        if not self.lp_warm_start:   # (16) from scratch: let HiGHS choose, as linprog would
+            return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5,
+                            algorithm="auto", options=self.options)
+        # (16) warm: new columns enter at 0, so the previous basis stays primal feasible (primal simplex, phase 2
+        # only). Keep HiGHS's bound perturbation: without it the primal simplex can cycle on this LP (it did)
+        return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5, algorithm="primal",
+                        options=self.options)
+
 
 # %% ../nbs/10_rmboost.ipynb #37629797
 @patch
@@ -110,13 +128,27 @@ def _costs(self: RMBoostMaster, V, lam) -> np.ndarray:
     return np.column_stack([lam - t, lam + t]).ravel()     # (μ⁺_1, μ⁻_1, μ⁺_2, μ⁻_2, ...)
 
 @patch
-def _add_to(self: RMBoostMaster, lp: MasterLP, V, lam):
-    "Put rules into `lp`: two columns each in (16), one ranged row τ_j − λ_j ≤ v_jᵀ(α − β) ≤ τ_j + λ_j in (17)."
-    if self.form == "primal": lp.add_columns(self._costs(V, lam), self._columns(V))
-    else:
-        t = self.tau(V)
-        if self.form == "dense": lp.add_rows(V, t - lam, t + lam)
-        else: lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
+def _add_to(self: RMBoostMasterPrimal, lp: MasterLP, V, lam):
+    "Two columns per rule in (16): μ⁺_j and μ⁻_j, costs λ_j ∓ τ_j, entries ±v_j."
+    lp.add_columns(self._costs(V, lam), self._columns(V))
+
+@patch
+def _add_to(self: RMBoostMasterDense, lp: DenseDualSimplex, V, lam):
+    "One ranged row per rule in (17): τ_j − λ_j ≤ v_jᵀ(α − β) ≤ τ_j + λ_j (the dense simplex mirrors v_j itself)."
+    t = self.tau(V)
+    lp.add_rows(V, t - lam, t + lam)
+
+@patch
+def _add_to(self: RMBoostMasterDual, lp: MasterLP, V, lam):
+    "The same row of (17) on HiGHS, with its entries on the α and on the β columns."
+    t = self.tau(V)
+    lp.add_rows(t - lam, t + lam, np.hstack([V.T, -V.T]))
+
+@patch
+def _remove_from(self: RMBoostMaster, lp, idx): lp.remove_rows(idx)   # (17): each rule's row
+
+@patch
+def _remove_from(self: RMBoostMasterPrimal, lp, idx): lp.remove_columns(np.r_[2 * idx, 2 * idx + 1])   # (16): both columns
 
 @patch
 def add_rules(self: RMBoostMaster,
@@ -134,23 +166,18 @@ def remove_rules(self: RMBoostMaster, idx):  # rule indices to delete
     idx = np.atleast_1d(np.asarray(idx, dtype=np.int64))
     if idx.size == 0: return
     keep = np.ones(self.n_rules, dtype=bool); keep[idx] = False
-    if self.lp_warm_start:
-        if self.form == "primal": self.lp.remove_columns(np.r_[2 * idx, 2 * idx + 1])
-        else: self.lp.remove_rows(idx)
+    if self.lp_warm_start: self._remove_from(self.lp, idx)
     self._rules.keep(keep); self.lam = self.lam[keep]
+
 
 # %% ../nbs/10_rmboost.ipynb #ab245d40
 @patch
-def _certify_solution(self: RMBoostMaster, sol: RMBoostSolution) -> bool:
-    return self.certify(sol.mu, sol.alpha_minus_beta)
-
-@patch
-def certify(self: RMBoostMaster, mu, alpha_minus_beta, tol=None) -> bool:
-    "True if μ is feasible for (16), α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
+def certify(self: RMBoostMaster, sol: MasterSolution, tol=None) -> bool:
+    "True if `sol`'s μ is feasible for (16), its α−β for (17), and their objectives agree: then both are optimal (to `tol`)."
     # Weak duality on the two small forms: three products with V per round, where chapter 06's generic
     # `optimality_certificate` would first build the (t × 2n) matrix of (17) and its reduced costs.
     tol = self.lp_tol if tol is None else tol
-    mu, d = np.asarray(mu, dtype=np.float64), np.asarray(alpha_minus_beta, dtype=np.float64)
+    mu, d = np.asarray(sol.mu, dtype=np.float64), np.asarray(sol.alpha_minus_beta, dtype=np.float64)
     if mu.shape != (self.n_rules,) or d.shape != (self.n,):
         raise ValueError(f"certify needs μ with one entry per rule ({self.n_rules}) and α−β with one per training "
                          f"point ({self.n}); got shapes {mu.shape} and {d.shape}.")
@@ -161,34 +188,46 @@ def certify(self: RMBoostMaster, mu, alpha_minus_beta, tol=None) -> bool:
     rows = rows_dot(R, d) - tau
     return bool(np.abs(f).max(initial=0) <= 0.5 + tol and np.all(np.abs(rows) <= self.lam + tol) and abs(R16 - R17) <= tol)
 
+
 # %% ../nbs/10_rmboost.ipynb #7bb5aabc
 @patch
-def solve(self: RMBoostMaster) -> RMBoostSolution:
+def solve(self: RMBoostMaster) -> MasterSolution:
     "Solve (16) (directly or through (17)); raises `LPSolveError` naming HiGHS's status if it is not optimal."
     t0 = time.perf_counter()
     if self.n_rules == 0:
-        return RMBoostSolution(np.zeros(0), 0.5, np.zeros(self.n), 0, 0.0)
+        return MasterSolution(coef=np.zeros(0), dual=np.zeros(self.n), objective=0.5)
     lp = self.lp
     if not self.lp_warm_start:   # a fresh LP with every rule, solved from scratch (the authors' way when form='primal')
         lp = self._new_lp(); self._add_to(lp, self.V, self.lam)
-    if self.form == "dense": sol = self._solve_dense(lp)
-    else:
-        r = lp.solve()
-        if self.form == "primal": mu, amb = r.x[0::2] - r.x[1::2], -r.row_dual
-        else: mu, amb = -r.row_dual, r.x[:self.n] - r.x[self.n:]   # μ_j = −(shadow price of rule j's row)
-        sol = RMBoostSolution(mu, float(r.objective), amb, r.iterations, 0.0)
-    return replace(sol, seconds=time.perf_counter() - t0)
+    return replace(self._solve_lp(lp), seconds=time.perf_counter() - t0)
 
 @patch
-def _from_dense(self: RMBoostMaster, x, mu, objective, pivots) -> RMBoostSolution:
-    return RMBoostSolution(mu, 0.5 - objective, x[:self.n] - x[self.n:], pivots, 0.0)   # R = ½ − ½Σ(α+β)
+def _solve_lp(self: RMBoostMasterDense, lp: DenseDualSimplex) -> MasterSolution:
+    return self._solve_dense(lp)   # chapter 06: certified, re-inverted once, then handed to HiGHS
 
 @patch
-def _highs_solve(self: RMBoostMaster) -> RMBoostSolution:
+def _from_dense(self: RMBoostMasterDense, x, mu, objective, pivots) -> MasterSolution:
+    return MasterSolution(coef=mu, dual=x[:self.n] - x[self.n:], objective=0.5 - objective, iterations=pivots)   # R = ½ − ½Σ(α+β)
+
+@patch
+def _highs_solve(self: RMBoostMasterDense) -> MasterSolution:
     highs = RMBoostMaster(self.y, self.q, lp_warm_start=False, lp_tol=self.lp_tol, lp_options=self.lp_options,
                           form="dual")
     highs.add_rules(self.V, self.lam)
     return highs.solve()
+
+@patch
+def _solve_lp(self: RMBoostMasterDual, lp: MasterLP) -> MasterSolution:
+    r = lp.solve()                 # μ_j = −(shadow price of rule j's row); α − β from the columns
+    return MasterSolution(coef=-r.row_dual, dual=r.x[:self.n] - r.x[self.n:], objective=float(r.objective),
+                          iterations=r.iterations)
+
+@patch
+def _solve_lp(self: RMBoostMasterPrimal, lp: MasterLP) -> MasterSolution:
+    r = lp.solve()                 # μ = μ⁺ − μ⁻ from the columns; α − β = −(row duals)
+    return MasterSolution(coef=r.x[0::2] - r.x[1::2], dual=-r.row_dual, objective=float(r.objective),
+                          iterations=r.iterations)
+
 
 # %% ../nbs/10_rmboost.ipynb #2113ab0a
 def _check_lam_vector(lam, T: int) -> np.ndarray:
@@ -266,6 +305,8 @@ class RMBoostClassifier(BinaryClassifier):
 
     Attributes
     ----------
+    fit_trace_ : ColumnGenerationTrace, the fit's history round by round (chapter 06); every attribute below but
+        `rules_` and `lam_` is a view of it.
     rules_ : list of rules, every rule ever added, in order.
     coef_ : ndarray, μ over `rules_` (0 for removed rules).
     active_ : ndarray of bool, rules still in the LP; `active_path_` the same after each round.
@@ -285,29 +326,6 @@ class RMBoostClassifier(BinaryClassifier):
     """
 
     _exact_across_platforms = True   # every decision in a fixed order of operations (chapter 06): the same bits everywhere
-    _params_added_later = {"dual": "vertex", "dual_smoothing": 0.8}   # at these values a grid's fingerprint leaves them out
-    _parameter_constraints = {
-        "lam": [Options({"auto"}), Interval("real", 0, None, closed="neither"), callable],
-        "n_estimators": [Interval("int", 1, None, closed="left")],
-        "base_learner": [Options({"tree", "stump"}), HasMethods("prepare"), HasMethods("fit", "predict", "get_params")],
-        "max_leaf_nodes": [Interval("int", 2, None, closed="left")],
-        "resample": ["boolean"],
-        "mode": [Options({"official", "paper"})],
-        "dual": [Options({"vertex", "smoothed"})],
-        "dual_smoothing": [Interval("real", 0, 1, closed="neither")],
-        "remove_inactive": [Options({"auto"}), "boolean"],
-        "lp_tol": [Interval("real", 1e-10, 1e-2, closed="left")],   # HiGHS refuses feasibility tolerances below 1e-10
-        "lp_warm_start": ["boolean"],
-        "lp_form": [Options(set(_LP_FORMS))],
-        "tie": [Options({"majority", "positive", "negative"})],
-        "lp_options": [dict, None],
-        "random_state": ["random_state"],
-    }
-    _parameter_inert = {   # HiGHS options reach HiGHS only on the HiGHS masters; leaves only the 'tree' learner
-        "lp_options": ("lp_form", {"dual", "primal"}),
-        "max_leaf_nodes": ("base_learner", {"tree"}),
-        "dual_smoothing": ("dual", {"smoothed"}),
-    }
 
     def __init__(self,
                  lam="auto",            # λ > 0 (uncertainty radius = L1 weight); 'auto' = 1/√n; or a callable rule_values → λ_j
@@ -331,16 +349,38 @@ class RMBoostClassifier(BinaryClassifier):
         self.lp_warm_start, self.lp_form, self.tie = lp_warm_start, lp_form, tie
         self.lp_options, self.random_state = lp_options, random_state
 
-    @staticmethod
-    def _dense(mu, ids, size) -> np.ndarray:
-        "μ over every rule ever added (0 for rules not in the LP)."
-        out = np.zeros(size); out[ids] = mu
-        return out
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.non_deterministic = False
-        return tags
+# %% ../nbs/10_rmboost.ipynb #d1e2f001
+RMBoostClassifier._params_added_later = {"dual": "vertex", "dual_smoothing": 0.8}   # at these values a grid's fingerprint leaves them out
+RMBoostClassifier._parameter_constraints = {
+    "lam": [Options({"auto"}), Interval("real", 0, None, closed="neither"), callable],
+    "n_estimators": [Interval("int", 1, None, closed="left")],
+    "base_learner": [Options({"tree", "stump"}), HasMethods("prepare"), HasMethods("fit", "predict", "get_params")],
+    "max_leaf_nodes": [Interval("int", 2, None, closed="left")],
+    "resample": ["boolean"],
+    "mode": [Options({"official", "paper"})],
+    "dual": [Options({"vertex", "smoothed"})],
+    "dual_smoothing": [Interval("real", 0, 1, closed="neither")],
+    "remove_inactive": [Options({"auto"}), "boolean"],
+    "lp_tol": [Interval("real", 1e-10, 1e-2, closed="left")],   # HiGHS refuses feasibility tolerances below 1e-10
+    "lp_warm_start": ["boolean"],
+    "lp_form": [Options(set(_LP_FORMS))],
+    "tie": [Options({"majority", "positive", "negative"})],
+    "lp_options": [dict, None],
+    "random_state": ["random_state"],
+}
+RMBoostClassifier._parameter_inert = {   # HiGHS options reach HiGHS only on the HiGHS masters; leaves only the 'tree' learner
+    "lp_options": ("lp_form", {"dual", "primal"}),
+    "max_leaf_nodes": ("base_learner", {"tree"}),
+    "dual_smoothing": ("dual", {"smoothed"}),
+}
+
+@patch
+def __sklearn_tags__(self: RMBoostClassifier):
+    tags = super(RMBoostClassifier, self).__sklearn_tags__()
+    tags.non_deterministic = False
+    return tags
+
 
 # %% ../nbs/10_rmboost.ipynb #5e77a1a0
 PAPER_SETTINGS = {"resample": True, "dual": "vertex"}   # RMBoostClassifier(**PAPER_SETTINGS): the paper's Algorithm 1
@@ -362,89 +402,103 @@ def _lam_function(self: RMBoostClassifier, n: int):
         return per_rule
     return lambda v: float(lam)
 
+# %% ../nbs/10_rmboost.ipynb #d1e2f003
+class RMBoostStrategy(ColumnGenerationStrategy):
+    """Algorithm 1 on chapter 06's loop: price at p = q∘y − (α − β) (or its running mean when `theta` > 0), Step 5 as
+    the test, each rule entering the master with its λ, Steps 14–16 (with the |·| fix) after each solve."""
+
+    def __init__(self,
+                 master: RMBoostMaster,   # the master, without rules
+                 lam_of,                  # λ of a rule, from its values on the training points
+                 mode: str = "official",  # 'paper': Step 5 stops the fit; 'official': a non-violating rule is skipped
+                 theta: float = 0.0,      # θ of the smoothed dual (0: price at the vertex)
+                 remove: bool = False):   # Steps 14–16
+        super().__init__(master, master.solve())       # no rule yet: μ = (), R = ½, α − β = 0
+        self.lam_of, self.mode, self.theta, self.remove = lam_of, mode, float(theta), bool(remove)
+        self.tol, self.qy, self.lams = master.lp_tol, master.q * master.y, []
+        self.p, self.mispriced, self.nonconstant = None, False, False   # True after a smoothed price failed Step 5
+
+    def signed_weights(self) -> np.ndarray:
+        p = self.qy - self.solution.alpha_minus_beta    # the vertex's weights
+        smooth = self.p is not None and self.theta != 0.0 and not self.mispriced
+        self.p = self.theta * self.p + (1.0 - self.theta) * p if smooth else p
+        return self.p
+
+    def test(self, k, edge, values) -> str:
+        self.nonconstant |= bool(np.ptp(values) > 0)
+        self.last_lam = self.lam_of(values)
+        if edge <= self.last_lam + self.tol:          # Step 5: no violated dual constraint found
+            if self.mode == "paper" and self.theta and not self.mispriced:
+                self.mispriced = True; return "skip"  # smoothed weights are no LP dual: price at the vertex before stopping
+            return "stop" if self.mode == "paper" else "skip"   # official mode: skip the rule, keep going
+        self.mispriced = False
+        return "add"
+
+
+# %% ../nbs/10_rmboost.ipynb #d1e2f004
+@patch
+def add(self: RMBoostStrategy, rule, values):
+    lam = self.lam_of(values)
+    ColumnGenerationStrategy.add(self, rule, values); self.lams.append(lam)
+    self.master.add_rules(values[:, None], lam)
+
+@patch
+def update(self: RMBoostStrategy, k, sol) -> bool:
+    "Read μ, R and α − β; Steps 14–16 with the |·| fix: drop the rules with a strictly slack constraint and μ_j = 0."
+    if self.remove:
+        slack = ((np.abs(rows_dot(self.master._rules.rows, self.qy - sol.alpha_minus_beta)) < self.master.lam - self.tol)
+                 & (np.abs(sol.mu) <= self.tol))
+        if slack.any():
+            self.master.remove_rules(np.flatnonzero(slack))
+            self.lp_rules = [j for j, s in zip(self.lp_rules, slack) if not s]
+            sol = replace(sol, coef=sol.mu[~slack])
+    return ColumnGenerationStrategy.update(self, k, sol)
+
+
 # %% ../nbs/10_rmboost.ipynb #0915c414
 @patch
 def _fit(self: RMBoostClassifier, X, y_pm, w):
-    n = len(y_pm)
-    lam_of = self._lam_function(n)
-    rng = as_generator(self.random_state)
+    lam_of, rng = self._lam_function(len(y_pm)), as_generator(self.random_state)
     oracle = pricing_oracle(rmboost_learner(self.base_learner, self.max_leaf_nodes), X, random_state=rng,
                             resample=bool(self.resample))
-    remove = (self.mode == "paper") if self.remove_inactive == "auto" else bool(self.remove_inactive)
-    tol = float(self.lp_tol)
-    q = w / w.sum()
-    master = RMBoostMaster(y_pm, q, lp_warm_start=bool(self.lp_warm_start), lp_tol=tol, lp_options=self.lp_options,
-                           form=self.lp_form)
-    rules, ids = [], []            # every rule ever added; ids[j] = index in `rules` of the LP's j-th rule
-    amb, mu, R = np.zeros(n), np.zeros(0), 0.5
-    risk_path, coef_path, lams, dual_path, active_path = [0.5], [np.zeros(0)], [], [np.zeros(n)], [np.zeros(0, bool)]
-    lp_iters = 0; nonconstant = False
-    cg = ColumnGeneration(oracle, X, master)
-    theta = float(self.dual_smoothing) if self.dual == "smoothed" else 0.0
-    p_price, mispriced = None, False   # the pricing weights; True after a smoothed price failed the test (paper mode)
-
-    def signed_weights():
-        nonlocal p_price
-        p = q * y_pm - amb                             # the vertex's weights
-        p_price = p if (p_price is None or theta == 0.0 or mispriced) else theta * p_price + (1.0 - theta) * p
-        return p_price
-
-    def test(k, s, v):
-        nonlocal nonconstant, mispriced
-        nonconstant |= bool(np.ptp(v) > 0)
-        if s <= lam_of(v) + tol:                      # Step 5: no violated dual constraint found
-            if self.mode == "paper" and theta and not mispriced:
-                mispriced = True; return "skip"       # smoothed weights are no LP dual: price at the vertex before stopping
-            return "stop" if self.mode == "paper" else "skip"   # official mode: skip the rule, keep going
-        mispriced = False
-        return "add"
-    def add(rule, v):
-        lam_k = lam_of(v)
-        rules.append(rule); ids.append(len(rules) - 1); lams.append(lam_k)
-        master.add_rules(v[:, None], lam_k)
-    def update(k, sol):
-        nonlocal mu, R, amb, ids, lp_iters
-        lp_iters += sol.iterations
-        mu, R, amb = sol.mu, sol.risk, sol.alpha_minus_beta
-        if remove:                                    # Steps 14–16 with the |·| fix
-            p = q * y_pm - amb
-            slack = (np.abs(rows_dot(master._rules.rows, p)) < master.lam - tol) & (np.abs(mu) <= tol)
-            if slack.any():
-                t0 = time.perf_counter()
-                master.remove_rules(np.flatnonzero(slack))
-                cg.lp_seconds += time.perf_counter() - t0
-                ids = [j for j, s_ in zip(ids, slack) if not s_]; mu = mu[~slack]
-        return False
-    def record(k):   # the state after this round
-        risk_path.append(R); coef_path.append(self._dense(mu, ids, len(rules))); dual_path.append(amb)
-        active_path.append(np.isin(np.arange(len(rules)), ids))
-    cg.run(self.n_estimators, signed_weights, test, add, update, record)
-    edges, v, stopped = cg.edges, cg.values, cg.stopped
-    if not nonconstant:
+    master = RMBoostMaster(y_pm, w / w.sum(), lp_warm_start=bool(self.lp_warm_start), lp_tol=float(self.lp_tol),
+                           lp_options=self.lp_options, form=self.lp_form)
+    strategy = RMBoostStrategy(master, lam_of, self.mode, float(self.dual_smoothing) if self.dual == "smoothed" else 0.0,
+                               (self.mode == "paper") if self.remove_inactive == "auto" else bool(self.remove_inactive))
+    trace = ColumnGeneration(oracle, X).run(strategy, self.n_estimators)
+    if not strategy.nonconstant:
         raise ValueError("the base learner returned only constant rules (every rule predicts one class on all "
                          "training points), so RMBoost cannot separate anything: check that X has a feature with "
                          "two distinct values, or use a base learner that can split.")
-    if not rules:
-        warnings.warn(f"RMBoost learned nothing: the first rule's edge {edges[0]:.3g} ≤ λ = {lam_of(v):.3g}, so "
-                      "μ = 0 and R = ½ and every prediction is a tie (resolved by tie). Use a smaller λ or "
+    if not strategy.rules:
+        warnings.warn(f"RMBoost learned nothing: the first rule's edge {trace.edges[0]:.3g} ≤ λ = {strategy.last_lam:.3g}, "
+                      "so μ = 0 and R = ½ and every prediction is a tie (resolved by tie). Use a smaller λ or "
                       "a stronger base learner.", NothingLearnedWarning, stacklevel=3)
-    self.rules_, self.coef_ = rules, self._dense(mu, ids, len(rules))
-    self.active_, self.active_path_ = np.isin(np.arange(len(rules)), ids), active_path
-    self.lam_ = np.array(lams)
-    self.minimax_risk_ = float(R)
-    self.risk_path_ = np.array(risk_path)
-    self.coef_path_ = coef_path
-    self.edge_path_ = np.array(edges)
-    self.dual_, self.dual_path_ = amb, dual_path
-    p = signed_weights()
-    self.sample_weights_, self.pseudo_labels_ = np.abs(p), np.where(p >= 0, 1.0, -1.0)
-    self.n_iter_ = len(edges)
-    self.stopped_ = stopped
-    self.lp_seconds_, self.learner_seconds_, self.lp_iterations_ = cg.lp_seconds, cg.learner_seconds, lp_iters
-    self.lp_fallbacks_ = master.fallbacks   # rounds the dense simplex handed to HiGHS (form 'dense' only)
-    self.lp_repairs_ = master.repairs       # rounds a fresh B⁻¹ mended (form 'dense' only)
-    self._tie_sign = {"positive": 1.0, "negative": -1.0}.get(self.tie, 1.0 if fixed_dot(q, y_pm) > 0 else -1.0)
+    self.rules_, self.lam_, self.fit_trace_ = strategy.rules, np.array(strategy.lams), trace
+    self._tie_sign = {"positive": 1.0, "negative": -1.0}.get(self.tie, 1.0 if fixed_dot(master.q, y_pm) > 0 else -1.0)
     return self
+
+
+# %% ../nbs/10_rmboost.ipynb #d1e2f006
+RMBoostClassifier.coef_ = trace_view(lambda t: t.coef_path[-1], "μ over `rules_` (0 for removed rules).")
+RMBoostClassifier.coef_path_ = trace_view(lambda t: t.coef_path, "μ over the rules added so far, after each round.")
+RMBoostClassifier.active_ = trace_view(lambda t: t.active_path[-1], "Which of `rules_` the LP still holds.")
+RMBoostClassifier.active_path_ = trace_view(lambda t: t.active_path, "`active_` after each round.")
+RMBoostClassifier.minimax_risk_ = trace_view(lambda t: float(t.final.risk), "R of the last solve.")
+RMBoostClassifier.risk_path_ = trace_view(lambda t: t.objective_path, "R⁽⁰⁾ = ½, R⁽¹⁾, … one per round.")
+RMBoostClassifier.edge_path_ = trace_view(lambda t: t.edge_path, "The pricing value pᵀħ(X) of each round's candidate.")
+RMBoostClassifier.dual_ = trace_view(lambda t: t.final.alpha_minus_beta, "α − β after the last round.")
+RMBoostClassifier.dual_path_ = trace_view(lambda t: t.dual_path, "α − β after each round (round 0: 0).")
+RMBoostClassifier.sample_weights_ = trace_view(lambda t: np.abs(t.next_weights), "|p| the next round would price with.")
+RMBoostClassifier.pseudo_labels_ = trace_view(lambda t: np.where(t.next_weights >= 0, 1.0, -1.0), "sign p, the same.")
+RMBoostClassifier.n_iter_ = trace_view(lambda t: len(t.edges), "Rounds run.")
+RMBoostClassifier.stopped_ = trace_view(lambda t: t.stopped, "Step 5 stopped the fit (paper mode).")
+RMBoostClassifier.lp_seconds_ = trace_view(lambda t: t.lp_seconds, "Seconds in the LP (adding, solving, removing rules).")
+RMBoostClassifier.learner_seconds_ = trace_view(lambda t: t.learner_seconds, "Seconds in the base learner.")
+RMBoostClassifier.lp_iterations_ = trace_view(lambda t: sum(t.iterations), "Simplex pivots over all rounds.")
+RMBoostClassifier.lp_repairs_ = trace_view(lambda t: t.repairs, "Rounds certified after re-inverting B (form 'dense').")
+RMBoostClassifier.lp_fallbacks_ = trace_view(lambda t: t.fallbacks, "Rounds handed to HiGHS (form 'dense').")
+
 
 # %% ../nbs/10_rmboost.ipynb #3a8dec20
 @patch
@@ -540,7 +594,7 @@ def _labels_and_weights(clf, y, sample_weight):
 
 def rmboost_master(clf: RMBoostClassifier,  # a fitted RMBoostClassifier
                    X, y,                    # the training data it was fitted on (y: its labels, as passed to fit)
-                   sample_weight=None) -> tuple[RMBoostMaster, RMBoostSolution]:
+                   sample_weight=None) -> tuple[RMBoostMaster, MasterSolution]:
     "The fit's final restricted LP rebuilt from its active rules (same form, λ_j and tolerance), and its solution."
     X = clf._validate_X(X)
     y_pm, q = _labels_and_weights(clf, y, sample_weight)

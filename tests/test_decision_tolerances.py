@@ -8,6 +8,7 @@ in index order by definition.
 import functools
 import inspect
 import operator
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -65,7 +66,7 @@ def test_lpboost_certificate_tolerance():
     "A solution whose β is off by 1e-7 is rejected with the default tolerance (1e-9), accepted with 1e-6."
     m, sol = _lpboost_solution()
     assert m.certify(sol)
-    off = dict(sol, beta=sol["beta"] + 1e-7)
+    off = replace(sol, beta=sol.beta + 1e-7)
     assert not m.certify(off)
     assert m.certify(off, tol=1e-6)
     assert inspect.signature(LPBoostMaster).parameters["tol"].default == 1e-9
@@ -78,11 +79,11 @@ def test_rmboost_certificate_tolerance():
     m = RMBoostMaster(y)
     for _ in range(6): m.add_rules(np.where(rng.random(50) < 0.7, y, -y)[:, None], 0.05)
     sol = m.solve()
-    assert m.certify(sol.mu, sol.alpha_minus_beta)
+    assert m.certify(sol)
     d = sol.alpha_minus_beta.copy()
     i = int(np.argmax(np.abs(d))); d[i] += 2e-6 * np.sign(d[i])
-    assert not m.certify(sol.mu, d)
-    assert m.certify(sol.mu, d, tol=1e-5)
+    assert not m.certify(replace(sol, dual=d))
+    assert m.certify(replace(sol, dual=d), tol=1e-5)
     assert m.lp_tol == 1e-7
 
 

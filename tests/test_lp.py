@@ -5,6 +5,7 @@ solving the same LP (or its dual) from scratch, KKT conditions written out here,
 enumeration, or closed forms.
 """
 import pickle
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -424,17 +425,17 @@ def test_lpboost_master_duals_solve_the_dual_lp(nu):
         master.add_rule(h); H = np.c_[H, h]
         sol = master.solve()
         beta_ref, _ = lpboost_dual_linprog(H, y, D)
-        assert abs(sol["beta"] - beta_ref) <= TOL                   # β (our row dual) = dual LP optimum
-        assert abs(sol["objective"] - beta_ref) <= TOL              # strong duality: ρ - DΣξ = β
-        u = sol["u"]                                                 # u is dual feasible and optimal
+        assert abs(sol.beta - beta_ref) <= TOL                   # β (our row dual) = dual LP optimum
+        assert abs(sol.objective - beta_ref) <= TOL              # strong duality: ρ - DΣξ = β
+        u = sol.u                                                 # u is dual feasible and optimal
         assert abs(u.sum() - 1) <= TOL and np.all(u <= D + TOL)
         edges = (u * y) @ H
-        assert edges.max() <= sol["beta"] + TOL
-        a = sol["a"]
+        assert edges.max() <= sol.beta + TOL
+        a = sol.a
         assert abs(a.sum() - 1) <= TOL and np.all(a >= 0)
-        assert np.all(np.abs(edges[a > 1e-9] - sol["beta"]) <= 1e-6)  # complementary slackness (a_j > 0 ⇒ tight)
+        assert np.all(np.abs(edges[a > 1e-9] - sol.beta) <= 1e-6)  # complementary slackness (a_j > 0 ⇒ tight)
         margins = y * (H @ a)                                        # ξ_i = (ρ - margin_i)_+ at the optimum
-        assert abs(sol["rho"] - D @ np.maximum(sol["rho"] - margins, 0) - beta_ref) <= 1e-6
+        assert abs(sol.rho - D @ np.maximum(sol.rho - margins, 0) - beta_ref) <= 1e-6
 
 
 @pytest.mark.parametrize("nu, real, perturb", [(0.05, False, 0.0), (0.3, True, 0.0), (1.0, False, 0.0),
@@ -454,12 +455,12 @@ def test_lpboost_dense_master_agrees_with_highs_every_round(nu, real, perturb):
         h = np.clip(rng.normal(size=n) + 0.4 * y, -1, 1) if real else np.where(rng.normal(size=n) + 0.4 * y > 0, 1.0, -1.0)
         dense.add_rule(h); highs.add_rule(h); H = np.c_[H, h]
         a, b = dense.solve(), highs.solve()
-        assert abs(a["objective"] - b["objective"]) <= 1e-8
-        assert abs(a["objective"] - lpboost_dual_linprog(H, y, D)[0]) <= TOL
-        assert abs(a["u"].sum() - 1) <= 1e-9 and np.all(a["u"] <= D + 1e-12)
-        assert ((a["u"] * y) @ H).max() <= a["beta"] + 1e-9 and abs(a["a"].sum() - 1) <= 1e-9
+        assert abs(a.objective - b.objective) <= 1e-8
+        assert abs(a.objective - lpboost_dual_linprog(H, y, D)[0]) <= TOL
+        assert abs(a.u.sum() - 1) <= 1e-9 and np.all(a.u <= D + 1e-12)
+        assert ((a.u * y) @ H).max() <= a.beta + 1e-9 and abs(a.a.sum() - 1) <= 1e-9
     assert dense.fallbacks == 0 and dense.certify(a)
-    bad = dict(a, a=np.r_[1.0, np.zeros(len(a["a"]) - 1)])          # a feasible but not optimal primal
+    bad = replace(a, coef=np.r_[1.0, np.zeros(len(a.a) - 1)])          # a feasible but not optimal primal
     assert not dense.certify(bad)                                     # the certificate can fail
 
 
@@ -530,6 +531,8 @@ def test_lpboost_paths_and_fitted_attributes():
     assert np.all(clf.edge_path_[1:k] >= clf.beta_path_[:k - 1] - 1e-9)  # every added rule violated the dual
     assert abs(clf.estimator_weights_.sum() - 1) < 1e-9 and np.all(clf.estimator_weights_ >= 0)
     assert abs(clf.dual_weights_.sum() - 1) < 1e-9
+    t = clf.fit_trace_                                                # the one history: the paths are views of it
+    assert len(t.solutions) == k + 1 and t.final.a is clf.estimator_weights_ and clf.beta_path_[-1] == t.final.beta
     staged = list(clf.staged_decision_function(X))
     assert len(staged) == k
     np.testing.assert_allclose(staged[-1], clf.decision_function(X))
@@ -540,7 +543,7 @@ def test_lpboost_paths_and_fitted_attributes():
     master = LPBoostMaster(y_pm, np.minimum(1 / (0.1 * len(y)), 1.0))
     pivots = 0
     for r in clf.estimators_:
-        master.add_rule(r(X)); pivots += master.solve()["iterations"]
+        master.add_rule(r(X)); pivots += master.solve().iterations
     assert clf.lp_iterations_ == pivots > k
 
 

@@ -1,6 +1,7 @@
 """Tests of robust_ref.rmboost: the LP against scipy's linprog (the authors' formulation), Theorem 1 against an
 independent worst-case computation, column generation against the full LP, warm vs from-scratch solves,
 predictions, determinism and bad input."""
+import pickle
 import warnings
 
 import numpy as np
@@ -11,7 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robust_ref.datasets import make_stump_data
 from robust_ref.learners import rule_matrix, stump_pool
-from robust_ref.lp import DenseDualSimplex, LPResult, LPSolveError, _RowBuffer, optimality_certificate
+from robust_ref.lp import (ColumnGenerationTrace, DenseDualSimplex, LPResult, LPSolveError, MasterSolution, _RowBuffer,
+                           optimality_certificate)
 from robust_ref.rmboost import (PAPER_SETTINGS, NothingLearnedWarning, RMBoostClassifier, RMBoostMaster, rmboost_full_lp,
                                 rmboost_lp)
 
@@ -113,6 +115,20 @@ def test_removal_keeps_weighted_rules_and_value(small):
     assert np.all(np.abs(on.coef_[~on.active_]) == 0)              # removed rules carry no weight
     assert (~on.active_).any() and off.active_.all()               # removal happened (and only when asked)
 
+
+def test_fit_trace_is_the_one_history(small):
+    """The fit's history is one fitted attribute: the per-round attributes are views of `fit_trace_` (entry 0 the start,
+    then one per round that did not stop), removal shows in which rules the LP holds, and the fit pickles."""
+    X, y, Phi = small
+    assert not hasattr(RMBoostClassifier(), "risk_path_")
+    clf = RMBoostClassifier(lam=0.005, base_learner="stump", mode="paper", **PAPER_SETTINGS, n_estimators=300).fit(X, y)
+    t = clf.fit_trace_
+    assert isinstance(t, ColumnGenerationTrace) and "fit_trace_" in vars(clf) and "risk_path_" not in vars(clf)
+    assert len(t.solutions) == len(clf.risk_path_) == len(clf.coef_path_) == len(clf.dual_path_) == clf.n_iter_ + 1 - clf.stopped_
+    assert t.final.risk == clf.minimax_risk_ and np.array_equal(clf.coef_, t.coef_path[-1]) and sum(t.iterations) == clf.lp_iterations_
+    assert [int(a.sum()) for a in clf.active_path_] == [len(ids) for ids in t.lp_rules] and (~clf.active_).any()
+    back = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(back.decision_function(X), clf.decision_function(X)) and np.array_equal(back.risk_path_, clf.risk_path_)
 
 def test_risk_path_non_increasing_with_trees():
     X, y = make_stump_data(150, random_state=3)
@@ -268,11 +284,11 @@ def test_dense_master_falls_back_to_highs():
         v = np.sign(rng.normal(size=n) + 0.5 * y); v[v == 0] = 1
         for m in (dense, ref): m.add_rules(v[:, None], 0.05)
         a, b = dense.solve(), ref.solve()
-        assert abs(a.risk - b.risk) < TOL and dense.certify(a.mu, a.alpha_minus_beta)
+        assert abs(a.risk - b.risk) < TOL and dense.certify(a)
         if k == 4: assert dense.fallbacks == 0 and dense.repairs == 1   # a fresh B⁻¹ mended the NaN round
     assert capped >= 1 and dense.fallbacks == capped + 3     # ≥ 1 from the 1-pivot cap, + 3 singular rounds
-    assert not dense.certify(np.full(dense.n_rules, 0.5), np.zeros(n))    # the certificate can fail
-    with pytest.raises(ValueError, match="one entry per rule"): dense.certify(np.zeros(3), np.zeros(n))
+    assert not dense.certify(MasterSolution(np.full(dense.n_rules, 0.5), np.zeros(n)))    # the certificate can fail
+    with pytest.raises(ValueError, match="one entry per rule"): dense.certify(MasterSolution(np.zeros(3), np.zeros(n)))
 
 
 def test_predict_proba_and_decision_consistent():
