@@ -1,6 +1,6 @@
 # robust_ref: two commands on a fresh machine (see README.md)
 #   make book   re-execute every notebook with papermill, then render the docs site into _docs/: Quarto's when a
-#               `quarto` binary is on PATH, else the offline builder's (tools/book.py says which one ran)
+#               `quarto` binary is on PATH, else the offline builder's (tools/book says which one ran)
 #   make test   everything CI runs: pytest (every notebook once via papermill, estimator checks, docs build, ...)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -26,7 +26,7 @@ $(STAMP): settings.ini setup.py
 venv: $(STAMP)
 
 book: $(STAMP)
-	$(PY) tools/book.py all $(if $(FULL),--full)
+	$(PY) tools/book all $(if $(FULL),--full)
 
 # Every notebook is executed once per run: by pytest's papermill test (tests/test_notebooks.py, one item per notebook),
 # which runs every code cell as nbdev_test does (no notebook uses nbdev_test's skip flags; the test checks every cell

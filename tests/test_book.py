@@ -434,7 +434,7 @@ def test_printed_callouts_and_section_links_render(tmp_path, monkeypatch):
                                         nbformat.v4.new_markdown_cell("See [why](10_a.ipynb#why-it-stops-early)."), code])
     for name, nb in (("10_a.ipynb", a), ("20_b.ipynb", b)):
         nbformat.write(nb, nbs / name); nbformat.write(nb, run / name)
-    monkeypatch.setattr(book, "NBS", nbs)
+    monkeypatch.setattr(book.paths, "NBS", nbs)
     book.build_site(run, tmp_path / "docs", search=False)
     page_a, page_b = ((tmp_path / "docs" / p).read_text(encoding="utf-8") for p in ("a.html", "b.html"))
     assert ":::" not in page_b and '<p class="rr-callout-title">Rows being refreshed</p>' in page_b
