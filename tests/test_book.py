@@ -322,22 +322,25 @@ def test_internal_links_resolve(site):
 
 
 def test_quarto_subset_renders():
-    "Theorem blocks are numbered per kind and page, titled, cross-referenced across pages; citations link the bibliography."
+    """Theorem blocks carry the paper's number (`number=`; none: unnumbered), titled, cross-referenced across pages with
+    the paper named; citations link the bibliography."""
     bib = book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8"))
     b = book.Book(bib)
-    a = ["::: {#thm-x-1}\n## Risk bound [@mazuelas2025rmboost, Theorem 2]\nIt holds.\n:::\n\n::: {#lem-x-2}\nL.\n:::\n"
-         "::: {#thm-x-3}\nT.\n:::"]
+    a = ['::: {#thm-x-2 number="2"}\n## Risk bound [@mazuelas2025rmboost, Theorem 2]\nIt holds.\n:::\n\n'
+         '::: {#lem-x-5 number="5"}\nL.\n:::\n::: {#thm-x-3}\nT.\n:::']
     b.index_page("a.html", "Chapter A", a)
-    b.index_page("b.html", "Chapter B", ["::: {#def-y-1}\nD.\n:::"])
+    b.index_page("b.html", "Chapter B", ['::: {#def-y-1 number="1"}\n## D [@sypherd2023alpha, Definition 1]\nD.\n:::',
+                                         '::: {#alg-z-3 number="3"}\n## Z [@freund1997adaboost; @friedman2000additive, Algorithm 3]\n:::'])
     out = b.markdown(a[0], "a.html")
-    assert '<div id="thm-x-1" class="rr-thm rr-thm theorem">' in out and ">Theorem 1</a>" in out
-    assert ">Lemma 1</a>" in out and ">Theorem 2</a>" in out
+    assert '<div id="thm-x-2" class="rr-thm rr-thm theorem">' in out and ">Theorem 2</a>" in out
+    assert ">Lemma 5</a>" in out and ">Theorem</a>" in out  # a block without `number` is unnumbered
     assert 'href="references.html#ref-mazuelas2025rmboost">Mazuelas &amp; Álvarez 2025</a>, Theorem 2' in out
     assert "## Risk bound" not in out
-    ref = b.markdown("See @thm-x-3 and @def-y-1, $a@thm-x-1$ and `@thm-x-1`.", "a.html")
-    assert '<a class="rr-xref" href="#thm-x-3">Theorem&nbsp;2</a>' in ref
-    assert '<a class="rr-xref" href="b.html#def-y-1">Definition&nbsp;1 (Chapter B)</a>' in ref
-    assert "$a@thm-x-1$" in ref and "`@thm-x-1`" in ref
+    ref = b.markdown("See @thm-x-2 and @def-y-1, @alg-z-3, $a@thm-x-2$ and `@thm-x-2`.", "a.html")
+    assert '<a class="rr-xref" href="#thm-x-2">Theorem&nbsp;2</a>' in ref
+    assert '<a class="rr-xref" href="b.html#def-y-1">Definition&nbsp;1 (Sypherd et al. 2023)</a>' in ref
+    assert '<a class="rr-xref" href="b.html#alg-z-3">Algorithm&nbsp;3 (Friedman et al. 2000)</a>' in ref  # the numbering work
+    assert "$a@thm-x-2$" in ref and "`@thm-x-2`" in ref
     assert b.markdown("[@sypherd2023alpha; @long2010random, §2]", "a.html").count('class="rr-cite"') == 2
     col = b.markdown('::: {.callout-note collapse="true"}\n## Implementation notes\nsolver\n:::', "a.html")
     assert col.startswith('<details class="rr-callout callout callout-note"><summary>Implementation notes</summary>')
@@ -505,7 +508,16 @@ _PAGE_REPORT = r"""(() => {
   const nav = [...document.querySelectorAll(".rr-nav a")].filter(a => !a.closest(".rr-brand"))
                 .map(a => [a.getAttribute("href"), a.textContent]);
   const pager = [...document.querySelectorAll(".rr-pager a")].map(a => [a.getAttribute("href"), a.textContent]);
-  return {mathErrors: bad.length || domErrors, mathExamples: bad.slice(0, 3), domErrors: domErrors,
+  // every theorem box: its id, the number it shows, its title, and the last heading before it outside any box
+  const heads = [...document.querySelectorAll("main h1, main h2, main h3, main h4")].filter(h => !h.closest(".rr-thm"));
+  const boxes = [...document.querySelectorAll("main .rr-thm")].map(b => {
+    const before = heads.filter(h => h.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return {id: b.id, label: ((b.querySelector(".rr-thm-label") || {}).textContent || "").trim(),
+            title: ((b.querySelector(".rr-thm-name") || {}).textContent || "").trim(),
+            heading: before.length ? before[before.length - 1].textContent.replace("¶", "").trim() : ""};
+  });
+  const xrefs = [...document.querySelectorAll("main a.rr-xref")].map(a => [a.getAttribute("href"), a.textContent]);
+  return {boxes: boxes, xrefs: xrefs, mathErrors: bad.length || domErrors, mathExamples: bad.slice(0, 3), domErrors: domErrors,
           text: document.body.innerText, prose: prose.join(""), nav: nav,
           next: (pager.find(p => p[1].trim().endsWith("→")) || [null])[0],
           prev: (pager.find(p => p[1].trim().startsWith("←")) || [null])[0]};
@@ -524,6 +536,62 @@ def reports(site, served, browser) -> dict[str, dict]:
         dom = browser.js("document.documentElement.outerHTML")   # before the report opens the collapsed blocks
         out[page] = browser.js(_PAGE_REPORT) | {"loaded": loaded, "dom": dom, "errors": list(browser.errors)}
     return out
+
+
+KINDS = "Theorem|Lemma|Corollary|Proposition|Definition|Algorithm|Conjecture|Example|Exercise"
+
+
+def numbers_named(text: str, kind: str) -> set[str]:
+    "The numbers of `kind` a text names: 'Theorem 2', 'Theorems 2 and 3', 'Lemmas 5–8', 'Corollary 2.1' (MathJax-free text)."
+    out = set()
+    for m in re.finditer(rf"\b{kind}s?\s+(\d+(?:\.\d+)?(?:\s*(?:,|and|–|-|to)\s*\d+(?:\.\d+)?)*)", text):
+        out |= set(re.findall(r"\d+(?:\.\d+)?", m.group(1)))
+        for a, b in re.findall(r"(\d+)\s*[–-]\s*(\d+)", m.group(1)): out |= {str(i) for i in range(int(a), int(b) + 1)}
+    return out
+
+
+def theorem_number_problems(reports: dict[str, dict]) -> list[str]:
+    """A theorem box whose number differs from the one its title cites ("(van Rooyen et al. 2015, Theorem 1)") or the
+    heading above it names ("Theorem 1: the linear loss bounds…"), or a cross-reference whose number differs from its box's."""
+    bad, shown = [], {}
+    for page, r in reports.items():
+        for b in r.get("boxes", []):
+            m = re.fullmatch(rf"({KINDS})(?:\s+(\S+))?", b["label"])
+            if not m: bad.append(f"{page}#{b['id']}: box label {b['label']!r}"); continue
+            kind, n = m.groups()
+            shown[(page, b["id"])] = b["label"]
+            for where, text in (("its title cites", b["title"]), ("the heading above it names", b["heading"])):
+                named = numbers_named(text, kind)
+                if named and n not in named:
+                    bad.append(f"{page}: box '{b['label']}' ({b['id']}), {where} {kind} {', '.join(sorted(named))}")
+    for page, r in reports.items():
+        for href, text in r.get("xrefs", []):
+            target, _, ident = href.partition("#")
+            label = shown.get((target or page, ident))
+            if label and not re.match(re.escape(label) + r"(?!\S)", text.replace("\xa0", " ")):
+                bad.append(f"{page}: reference '{text}' to {target or page}#{ident}, whose box shows '{label}'")
+    return bad
+
+
+def test_the_theorem_number_check_can_fail():
+    "The number check catches a box numbered in reading order under a heading and title with the paper's number."
+    box = {"id": "thm-meanclf-1", "label": "Theorem 2", "title": "Surrogate regret bound (van Rooyen et al. 2015, Theorem 1)",
+           "heading": "Theorem 1: the linear loss bounds the 0-1 regret"}
+    assert len(theorem_number_problems({"m.html": {"boxes": [box], "xrefs": []}})) == 2
+    fine = box | {"label": "Theorem 1"}
+    assert theorem_number_problems({"m.html": {"boxes": [fine], "xrefs": [["#thm-meanclf-1", "Theorem\xa01"]]}}) == []
+    assert theorem_number_problems({"m.html": {"boxes": [fine], "xrefs": []},
+                                    "t.html": {"boxes": [], "xrefs": [["m.html#thm-meanclf-1", "Theorem\xa012 (x)"]]}})
+    assert numbers_named("Theorem 4, Lemmas 5–8, Corollary 1: consistency", "Lemma") == {"5", "6", "7", "8"}
+    assert numbers_named("Lemma 6, Lemma 7, Theorems 2 and 3", "Theorem") == {"2", "3"}
+
+
+def test_theorem_boxes_carry_the_papers_numbers(reports):
+    "In Chromium, on every page: each theorem box shows the number its title and heading use, and so does every reference to it."
+    n_boxes = sum(len(r.get("boxes", [])) for r in reports.values())
+    assert n_boxes >= 70, f"only {n_boxes} theorem boxes found"
+    bad = theorem_number_problems(reports)
+    assert not bad, f"{len(bad)} theorem numbers disagree:\n" + "\n".join(f"  {b}" for b in bad)
 
 
 def test_no_math_errors_on_any_page(reports):

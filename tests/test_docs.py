@@ -203,6 +203,34 @@ def test_every_reference_resolves():
         "\n".join(f"  {p}: {sorted(v)}" for p, v in sorted(bad.items()))
 
 
+def theorem_number_mismatches(cells: list[str]) -> list[str]:
+    """Theorem blocks whose `number=` is not the number their title cites (`[@paper, Lemma 5]` -> `number="5"`, of the
+    block's own kind), or that cite a number and carry none: the box would contradict the paper and the heading."""
+    bad = []
+    for text in cells:
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            m = book._OPEN.match(line.strip())
+            ident, _, kv = book._attrs(m.group(2)) if m else (None, [], {})
+            if not ident or ident.split("-", 1)[0] not in book.THEOREM_KINDS: continue
+            kind = book.THEOREM_KINDS[ident.split("-", 1)[0]]
+            title = book.markup.block_title(lines, i + 1, kv)[0] or ""
+            cited = re.findall(rf"\b{kind}\s+(\d+(?:\.\d+)?)", " ".join(book.markup._CITE.findall(title)))
+            if cited != ([kv["number"]] if "number" in kv else []):
+                bad.append(f"#{ident}: number={kv.get('number')!r}, its title cites {kind} {cited}")
+    return bad
+
+
+def test_theorem_blocks_carry_the_papers_numbers():
+    "Every theorem block whose title cites the paper's number carries it as `number=` (what both renderers show)."
+    assert theorem_number_mismatches(['::: {#lem-a-5 number="5"}\n## S [@x, Lemma 5]\n:::', "::: {#def-b}\n## B\n:::"]) == []
+    assert theorem_number_mismatches(["::: {#lem-a-5}\n## S [@x, Lemma 5]\n:::"])                 # number missing
+    assert theorem_number_mismatches(['::: {#thm-a-1 number="2"}\n## S [@x, Theorem 1]\n:::'])    # number differs
+    bad = {nb.name: v for nb in book.notebooks()
+           if (v := theorem_number_mismatches([c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "markdown"]))}
+    assert not bad, f"theorem blocks without the paper's number: {bad}"
+
+
 # API docs show every public signature (show_doc); a default value built with NumPy prints as `np.float64(0.5)` or
 # `array([...])` there (NumPy >= 2 reprs), which a reader cannot read as a number. Defaults must be plain Python values.
 RAW_REPR = re.compile(r"\bnp\.\w+\(|\barray\(")

@@ -1,5 +1,20 @@
 """The Quarto subset the chapters are written in, as HTML inside markdown: theorem blocks, proofs, remarks, callouts,
-cross-references (`@thm-…`) and citations (`[@key]`)."""
+cross-references (`@thm-…`) and citations (`[@key]`).
+
+Theorem numbers are the papers'. A chapter restates a paper's Lemma 5 as Lemma 5, so its heading, its check and the
+prose all say "Lemma 5"; a box numbered in reading order (Quarto's default: the chapter's first lemma is Lemma 1)
+would contradict them. The number is therefore written on the block, as a Pandoc attribute both renderers accept:
+
+    ::: {#lem-rmboost-5 number="5"}
+    ## Strong duality of the inner maximisation [@mazuelas2025rmboost, Lemma 5]
+
+This renderer shows `number` on the box ("Lemma 5") and in every cross-reference to it; a reference from another
+page also names the paper the number belongs to ("Lemma 5 (Mazuelas & Álvarez 2025)"): the work of the citation in
+the box's title that carries the number. A block without `number` (a definition of the book's own) is unnumbered.
+Quarto passes the attribute through (`data-number`) and numbers its blocks itself, which it cannot be told not to
+do; the box's title cites the paper's number, so a Quarto reader sees it there. The tests check that `number`
+equals the number the title cites.
+"""
 from __future__ import annotations
 
 import html
@@ -8,7 +23,7 @@ import re
 from .bib import cite_label
 
 THEOREM_KINDS = {"thm": "Theorem", "lem": "Lemma", "cor": "Corollary", "prp": "Proposition", "def": "Definition",
-                 "cnj": "Conjecture", "exm": "Example", "exr": "Exercise"}
+                 "cnj": "Conjecture", "exm": "Example", "exr": "Exercise", "alg": "Algorithm"}
 CALLOUT_TITLES = {"note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "caution": "Caution"}
 _OPEN = re.compile(r"^(:{3,})\s*\{([^{}]*)\}\s*$")
 _OPEN_BARE = re.compile(r"^(:{3,})\s*([A-Za-z][\w-]*)\s*$")  # `::: callout-note`
@@ -44,6 +59,14 @@ def title_text(title: str) -> str:
     return re.sub(r"`([^`]+)`", r"\1", title)
 
 
+def block_title(lines: list[str], j: int, kv: dict) -> tuple[str | None, int | None]:
+    "A fenced block's title: a `## Title` line right after the fence (Quarto's convention, and its line), else `title=`."
+    while j < len(lines) and not lines[j].strip(): j += 1
+    if j < len(lines) and re.match(r"^#{1,6}\s", lines[j].strip()):
+        return re.sub(r"^#{1,6}\s+", "", lines[j].strip()), j
+    return kv.get("title") or kv.get("name"), None
+
+
 class Book:
     "What the transforms need across pages: theorem labels, the bibliography, and what went unresolved."
     def __init__(self, bib: dict[str, dict]):
@@ -52,18 +75,25 @@ class Book:
         self.cited: set[str] = set()
 
     def index_page(self, page: str, title: str, markdown: list[str]):
-        "Number the theorem blocks of one page, per kind, in reading order (Quarto's numbering)."
+        "Label the theorem blocks of one page: kind, the paper's number (the `number` attribute) and the paper's name."
         self.titles[page] = title
-        counts: dict[str, int] = {}
         for text in markdown:
-            for line in text.splitlines():
+            lines = text.splitlines()
+            for i, line in enumerate(lines):
                 m = _OPEN.match(line.strip())
                 if not m: continue
-                ident, _, _ = _attrs(m.group(2))
+                ident, _, kv = _attrs(m.group(2))
                 kind = ident.split("-", 1)[0] if ident else None
                 if kind in THEOREM_KINDS:
-                    counts[kind] = counts.get(kind, 0) + 1
-                    self.labels[ident] = (page, THEOREM_KINDS[kind], counts[kind])
+                    self.labels[ident] = (page, THEOREM_KINDS[kind], kv.get("number"),
+                                          self.paper_of(block_title(lines, i + 1, kv)[0] or ""))
+
+    def paper_of(self, title: str) -> str | None:
+        "The work a box's title cites for its number (`[@a; @b, Algorithm 1]` -> b's label); else its first work."
+        items = [m for inner in _CITE.findall(title) for item in inner.split(";")
+                 if (m := re.match(r"\s*-?@([\w:.-]*\w)\s*,?\s*(.*)$", item.strip(), flags=re.S)) and m.group(1) in self.bib]
+        pick = next((m for m in items if re.search(r"\d", m.group(2))), items[0] if items else None)
+        return cite_label(self.bib[pick.group(1)]) if pick else None
 
     # ---- inline: citations and cross-references
     def _miss(self, page, what):
@@ -73,9 +103,9 @@ class Book:
         if label not in self.labels:
             self._miss(page, "@" + label)
             return f'<span class="rr-missing">?@{html.escape(label)}</span>'
-        p, kind, n = self.labels[label]
-        where = "" if p == page else f" ({title_html(self.titles.get(p, p))})"
-        return f'<a class="rr-xref" href="{"" if p == page else p}#{label}">{kind}&nbsp;{n}{where}</a>'
+        p, kind, n, paper = self.labels[label]
+        where = "" if p == page else f" ({html.escape(paper) if paper else title_html(self.titles.get(p, p))})"
+        return f'<a class="rr-xref" href="{"" if p == page else p}#{label}">{kind}{"&nbsp;" + n if n else ""}{where}</a>'
 
     def cite(self, inner: str, page: str) -> str:
         parts = []
@@ -113,16 +143,12 @@ class Book:
             if m and not (_CLOSE.match(s)):
                 spec = m.group(2) if _OPEN.match(s) else "." + m.group(2)
                 ident, classes, kv = _attrs(spec)
-                # a `## Title` line right after the fence is the block's title (Quarto's convention)
-                j = i + 1
-                while j < len(lines) and not lines[j].strip(): j += 1
-                title = kv.get("title") or kv.get("name")
-                if j < len(lines) and re.match(r"^#{1,6}\s", lines[j].strip()):
-                    title, i = re.sub(r"^#{1,6}\s+", "", lines[j].strip()), j
+                title, j = block_title(lines, i + 1, kv)
+                if j is not None: i = j
                 kind = ident.split("-", 1)[0] if ident else None
                 if kind in THEOREM_KINDS:
-                    p, name, n = self.labels[ident]
-                    head = f'<a class="rr-thm-label" href="#{ident}">{name} {n}</a>'
+                    p, name, n, _ = self.labels[ident]
+                    head = f'<a class="rr-thm-label" href="#{ident}">{name}{" " + n if n else ""}</a>'
                     if title: head += f' <span class="rr-thm-name">({title_html(title)})</span>'
                     out += [f'<div id="{ident}" class="rr-thm rr-{kind} theorem">', f'<p class="rr-thm-head">{head}</p>', ""]
                     stack.append("</div>")
