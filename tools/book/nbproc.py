@@ -64,12 +64,47 @@ def _apply_quarto_directives(cell):
     if opts.get("output", "").lower() == "false": tags.add("remove_output")
     if opts.get("include", "").lower() == "false": tags.add("remove_cell")
     cell.metadata["tags"] = sorted(tags)
+    fig = {k: _yaml_scalar(opts[k]) for k in ("label", "fig-cap", "fig-alt") if k in opts}
+    if fig: cell.metadata["rr_figure"] = fig  # rendered by `figures` below, once the page's figures are counted
     for o in cell.get("outputs", []):
         md = o.get("data", {}).get("text/markdown")
         if md:  # a fence's attributes (`::: {.callout-warning}`) stay for the block renderer
             md = md if isinstance(md, str) else "".join(md)
             o["data"]["text/markdown"] = "\n".join(l if l.lstrip().startswith(":::") else _QUARTO_ATTRS.sub("", l)
                                                    for l in md.split("\n"))
+
+
+def _yaml_scalar(text: str) -> str:
+    "A `#|` option's value as YAML reads it (`\"a: b\"` -> `a: b`)."
+    import yaml
+    try: v = yaml.safe_load(text)
+    except yaml.YAMLError: v = text
+    return str(v).strip() if v is not None else ""
+
+
+def figures(cells, caption_html) -> int:
+    """Quarto's figure options on a code cell (`#| label: fig-…`, `#| fig-cap:`, `#| fig-alt:`) -> one numbered
+    <figure> with the cell's images, its alt text and a caption "Figure n: …" (numbered per page, in reading order,
+    as Quarto numbers a page's figures). `caption_html(markdown)` renders the caption. Returns the figures counted."""
+    import html
+    import nbformat
+    n = 0
+    for c in cells:
+        fig = c.get("metadata", {}).get("rr_figure")
+        if c.cell_type != "code" or not fig: continue
+        outs = c.get("outputs", [])
+        images = [o for o in outs if "image/png" in o.get("data", {})]
+        if not images: continue
+        n += 1
+        alt = html.escape(fig.get("fig-alt") or fig.get("fig-cap") or "", quote=True)
+        imgs = "".join(f'<img src="data:image/png;base64,{"".join(o.data["image/png"]).strip()}" alt="{alt}">' for o in images)
+        cap = f'<figcaption><span class="rr-fig-label">Figure&nbsp;{n}:</span> {caption_html(fig.get("fig-cap", ""))}</figcaption>'
+        ident = f' id="{html.escape(fig["label"])}"' if fig.get("label") else ""
+        figure = {"output_type": "display_data", "metadata": {},
+                  "data": {"text/html": f'<figure class="rr-figure"{ident}>{imgs}{cap}</figure>'}}
+        first, ids = next(i for i, o in enumerate(outs) if o is images[0]), {id(o) for o in images}
+        c["outputs"] = outs[:first] + [nbformat.from_dict(figure)] + [o for o in outs[first:] if id(o) not in ids]
+    return n
 
 
 @functools.lru_cache(maxsize=1)

@@ -10,9 +10,32 @@ from pathlib import Path
 from . import paths, shell
 from .bib import cite_label, format_reference, parse_bib
 from .markup import Book
-from .nbproc import notebook_css, process_for_docs, render_body
+from .nbproc import figures, notebook_css, process_for_docs, render_body
 from .paths import DOCS, ROOT, RUN, in_reading_order, notebooks, page_name
 from .shell import _toc, page_shell
+
+
+_EXT = {"svg+xml": "svg", "jpeg": "jpg"}
+FIGURES = "figures"  # images are files of the site (a page with inline base64 figures weighed up to 1.6 MB)
+
+
+def image_files(body: str, out_dir: Path, stem: str) -> str:
+    "Every inline `data:` image of a page -> a file `figures/<page>-<hash>.<ext>` (named by content: the same each build)."
+    import base64
+    import hashlib
+    def save(m):
+        data = base64.b64decode(re.sub(r"\s+", "", m.group(2)))
+        name = f"{FIGURES}/{stem}-{hashlib.sha1(data).hexdigest()[:12]}.{_EXT.get(m.group(1), m.group(1))}"
+        (out_dir / FIGURES).mkdir(parents=True, exist_ok=True)
+        (out_dir / name).write_bytes(data)
+        return f'src="{name}"'
+    return re.sub(r'src="data:image/(png|jpeg|gif|svg\+xml);base64,([^"]+)"', save, body)
+
+
+def _inline_html(markdown: str) -> str:
+    "One line of markdown (a caption) as inline HTML."
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+    return re.sub(r"^<p>|</p>\s*$", "", markdown2html_mistune(markdown).strip())
 
 
 class Links:
@@ -112,7 +135,7 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     section = dict(order)
     if not execs: raise SystemExit(f"no executed notebooks in {run_dir}: run `python tools/book run` first")
     out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in ("pagefind", "src"): shutil.rmtree(out_dir / stale, ignore_errors=True)
+    for stale in ("pagefind", "src", FIGURES): shutil.rmtree(out_dir / stale, ignore_errors=True)
     try:
         import pagefind_bin  # noqa: F401
         shell.SEARCH = search
@@ -137,13 +160,14 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
             for o in c.get("outputs", []):  # show_doc's docstrings cite; `output: asis` cells print callouts
                 md = o.get("data", {}).get("text/markdown")
                 if md: o["data"]["text/markdown"] = book.markdown(md if isinstance(md, str) else "".join(md), name)
+        figures(nb_dict.cells, lambda cap, page=name: _inline_html(book.inline(cap, page)))
     bodies = []
     for (name, _, fm), body in zip(processed, map(render_body, [d for _, d, _ in processed])):
         links.learn_ids(name, body)
         bodies.append((name, fm, body))
     written = []
     for name, fm, body in bodies:
-        body = links.fix(name, body)
+        body = links.fix(name, image_files(body, out_dir, Path(name).stem))
         page = page_shell(fm.get("title", name), fm.get("description", ""), body, name, pages, _toc(body))
         (out_dir / name).write_text(page, encoding="utf-8")
         written.append(out_dir / name)
