@@ -12,7 +12,8 @@ from test_book import site_once
 def site():
     "The offline site, built once per test run (shared with tests/test_book.py)."
     out = site_once()
-    return out, [p for p in out.glob("*.html") if p.name != "references.html"]
+    back = {"references.html", *(name for name, _ in book.BACK_MATTER)}
+    return out, [p for p in out.glob("*.html") if p.name not in back]
 
 
 def test_every_notebook_has_a_page(site):
@@ -20,6 +21,30 @@ def test_every_notebook_has_a_page(site):
     expected = {book.page_name(nb) for nb in book.notebooks()}
     assert expected == {p.name for p in pages}
     assert (out / "index.html").exists() and (out / "references.html").exists()
+
+
+def test_reader_features(site):
+    """Every chapter page links its notebook for download (the file is on the site); the back matter is there: how to
+    cite (with CITATION.cff), the execution status of every notebook from the run that built the site, licence, changelog."""
+    import json
+    import yaml
+    out, pages = site
+    for p in pages:
+        m = re.search(r'<a class="rr-download" href="(notebooks/[^"]+\.ipynb)" download>', p.read_text(encoding="utf-8"))
+        assert m and (out / m.group(1)).is_file(), f"{p.name}: no download link to its notebook"
+        nbformat.read(out / m.group(1), as_version=4)
+    for name, title in book.BACK_MATTER:
+        assert f"<title>{title} – robust_ref</title>" in (out / name).read_text(encoding="utf-8"), name
+    cff = yaml.safe_load((book.ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["title"] and cff["authors"] and len(cff["references"]) == 5
+    assert (out / "CITATION.cff").is_file() and "@software{robust_ref" in (out / "citing.html").read_text(encoding="utf-8")
+    status = (out / "status.html").read_text(encoding="utf-8")
+    for nb in book.notebooks():
+        rec = json.loads((book.RUN / f".{nb.stem}.nbdev_test.json").read_text())
+        row = re.search(rf'<code>{re.escape(nb.name)}</code></td><td>([^<]+)', status)
+        assert row and row.group(1) == ("passed" if rec["ok"] else "failed") or (row and not rec["ok"]), nb.name
+    assert "Apache License" in (out / "license.html").read_text(encoding="utf-8")
+    assert "0.1.0" in (out / "changelog.html").read_text(encoding="utf-8")
 
 
 def test_one_shared_stylesheet(site):

@@ -19,10 +19,12 @@ One job per module:
     markup.py         the Quarto subset: theorem blocks, proofs, callouts, cross-references, citations
     nbproc.py         nbdev's documentation processors and nbconvert's HTML of a notebook's cells
     shell.py          the page frame (site.css, local MathJax, search box, sidebar, contents, pager)
-    website.py        the offline site: pages, bibliography, highlighted sources, search index
+    website.py        the offline site: pages, figures as files, bibliography, sources, search index
+    backmatter.py     how to cite (CITATION.cff), execution status, licence, changelog
     quarto_render.py  the Quarto site, where a `quarto` binary exists
     cli.py            the command line above
 """
+from .backmatter import BACK_MATTER, status_rows
 from .bib import cite_label, format_reference, parse_bib, tex_to_unicode
 from .markup import _OPEN, _attrs, CALLOUT_TITLES, THEOREM_KINDS, Book, title_html, title_text
 from .paths import DOCS, NBS, ROOT, RUN, TOC_FILE, in_reading_order, notebooks, page_name, toc

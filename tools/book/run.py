@@ -1,6 +1,7 @@
 """The runner: every notebook executed with papermill into _run/ (cwd = nbs/, kernel python3)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -67,6 +68,9 @@ def run_all(names: list[str] | None = None, full: bool = False, n_jobs: int = 2)
         try: run_notebook(nb, full=full); status = "ok"
         except Exception as e: status = f"FAILED: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         res = (nb.name, time.time() - t, status)
+        record = {"ok": status == "ok", "seconds": res[1], "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                  "error": "" if status == "ok" else status}
+        (RUN / f".{nb.stem}.papermill.json").write_text(json.dumps(record))  # for the book's execution-status page
         print(f"  {res[0]:<40s} {res[1]:7.1f} s  {res[2]}", flush=True)
         return res
     print(f"Executing {len(nbs)} notebooks with papermill into {RUN.relative_to(ROOT)}/ ...", flush=True)

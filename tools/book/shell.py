@@ -96,8 +96,10 @@ def _search_tags(prefix: str) -> str:
             f'resetStyles: false}});</script>')
 
 
-def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str, prefix: str = "") -> str:
-    "The same frame for every page: one shared stylesheet, local MathJax, search, sidebar, contents, pager."
+def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str, prefix: str = "",
+               notebook: str | None = None) -> str:
+    """The same frame for every page: one shared stylesheet, local MathJax, search, sidebar, contents, pager; a chapter
+    page offers its notebook (`notebook`: its address on the site) for download."""
     names = [p for p, _, _ in pages]
     idx = names.index(name) if name in names else -1
     prev = (f'<a class="rr-prev" href="{prefix}{pages[idx-1][0]}">← {title_html(pages[idx-1][1])}</a>'
@@ -105,7 +107,10 @@ def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str
     nxt = (f'<a class="rr-next" href="{prefix}{pages[idx+1][0]}">{title_html(pages[idx+1][1])} →</a>'
            if 0 <= idx < len(pages) - 1 else "<span></span>")
     header = (f'<header class="rr-header"><h1 class="title">{title_html(title)}</h1>'
-              + (f'<p class="rr-desc">{html.escape(desc)}</p>' if desc else "") + "</header>")
+              + (f'<p class="rr-desc">{html.escape(desc)}</p>' if desc else "")
+              + (f'<p class="rr-actions" data-pagefind-ignore><a class="rr-download" href="{prefix}{notebook}" download>'
+                 f'Download this notebook (.ipynb)</a> · <a href="{prefix}status.html">execution status</a></p>' if notebook else "")
+              + "</header>")
     side = _sidebar(name, [(prefix + p, t, g) for p, t, g in pages]).replace(f'href="{prefix}{name}"', f'href="{prefix}{name}"')
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

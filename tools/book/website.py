@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import paths, shell
 from .bib import cite_label, format_reference, parse_bib
+from .backmatter import BACK_MATTER, write_back_matter
 from .markup import Book
 from .nbproc import figures, notebook_css, process_for_docs, render_body
 from .paths import DOCS, ROOT, RUN, in_reading_order, notebooks, page_name
@@ -16,6 +17,7 @@ from .shell import _toc, page_shell
 
 
 _EXT = {"svg+xml": "svg", "jpeg": "jpg"}
+NOTEBOOKS = "notebooks"  # each page's notebook, for download
 FIGURES = "figures"  # images are files of the site (a page with inline base64 figures weighed up to 1.6 MB)
 
 
@@ -135,7 +137,8 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     section = dict(order)
     if not execs: raise SystemExit(f"no executed notebooks in {run_dir}: run `python tools/book run` first")
     out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in ("pagefind", "src", FIGURES): shutil.rmtree(out_dir / stale, ignore_errors=True)
+    source_of = {page_name(p): p.name for p in execs}
+    for stale in ("pagefind", "src", FIGURES, NOTEBOOKS): shutil.rmtree(out_dir / stale, ignore_errors=True)
     try:
         import pagefind_bin  # noqa: F401
         shell.SEARCH = search
@@ -151,6 +154,7 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     processed = [(page_name(p), *r) for p, r in zip(execs, map(process_for_docs, execs))]
     pages = [(name, fm.get("title", name), section[p.name]) for p, (name, _, fm) in zip(execs, processed)]
     pages.append(("references.html", "References", "Back matter"))
+    pages += [(n, t, "Back matter") for n, t in BACK_MATTER]
     for name, nb_dict, fm in processed:
         book.index_page(name, fm.get("title", name), [c.source for c in nb_dict.cells if c.cell_type == "markdown"])
     links = Links(out_dir, remote)
@@ -168,10 +172,16 @@ def build_site(run_dir: Path = RUN, out_dir: Path = DOCS, remote: str | None = N
     written = []
     for name, fm, body in bodies:
         body = links.fix(name, image_files(body, out_dir, Path(name).stem))
-        page = page_shell(fm.get("title", name), fm.get("description", ""), body, name, pages, _toc(body))
+        nb = source_of[name]
+        if (paths.NBS / nb).exists():  # the notebook as a reader runs it (no outputs), for download
+            (out_dir / NOTEBOOKS).mkdir(exist_ok=True)
+            shutil.copy2(paths.NBS / nb, out_dir / NOTEBOOKS / nb)
+        page = page_shell(fm.get("title", name), fm.get("description", ""), body, name, pages, _toc(body),
+                          notebook=f"{NOTEBOOKS}/{nb}" if (paths.NBS / nb).exists() else None)
         (out_dir / name).write_text(page, encoding="utf-8")
         written.append(out_dir / name)
     write_references(out_dir, book, pages, bib_path)
+    write_back_matter(out_dir, run_dir, [p.name for p in execs], {n: fm.get("title", n) for n, _, fm in processed}, pages)
     links.write_sources(pages)
     (out_dir / ".nojekyll").touch()
     for page, what in sorted(book.missing.items()):
