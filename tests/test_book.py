@@ -416,7 +416,9 @@ def test_quarto_branch_with_a_stand_in_quarto(tmp_path, monkeypatch):
     assert (out / "index.html").read_text().strip() == "stub"
     proc = book.ROOT / "_proc"
     assert {"_quarto.yml", "references.bib", "sidebar.yml", "index.ipynb", "95_errata.ipynb"} <= {p.name for p in proc.iterdir()}
-    assert "- section: The five papers" in (proc / "sidebar.yml").read_text()
+    assert "- part: The five papers" in (proc / "sidebar.yml").read_text()
+    import yaml
+    assert yaml.safe_load((proc / "_quarto.yml").read_text())["project"]["type"] == "book"  # cross-page references resolve
     executed = nbformat.read(book.RUN / "index.ipynb", as_version=4)
     processed = nbformat.read(proc / "index.ipynb", as_version=4)
     n_out = lambda nb: sum(len(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code")
@@ -672,7 +674,9 @@ def test_next_and_previous_follow_the_sidebar(reports):
 
 
 def test_the_table_of_contents_lists_every_notebook_once():
-    "nbs/sidebar.yml (the sidebar and pager of both renderers) lists every notebook exactly once, and nothing else."
+    "nbs/sidebar.yml (a Quarto book's chapters; the sidebar and pager of both renderers) lists every notebook once, and nothing else."
+    import yaml
+    assert "chapters" in yaml.safe_load((book.NBS / book.TOC_FILE).read_text(encoding="utf-8"))["book"]
     listed = [nb for _, nbs in book.toc() for nb in nbs]
     assert sorted(listed) == sorted(nb.name for nb in book.notebooks()), (
         f"missing: {sorted({nb.name for nb in book.notebooks()} - set(listed))}, extra: {sorted(set(listed) - {nb.name for nb in book.notebooks()})}")

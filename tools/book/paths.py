@@ -26,16 +26,19 @@ def _settings() -> dict:
 
 
 def toc(nbs: Path | None = None) -> list[tuple[str, list[str]]]:
-    """The table of contents from nbs/sidebar.yml (Quarto's `website: sidebar: contents:`): [(section, [notebook
-    file names])] in reading order; a top-level entry (the home page) has the section "". The sidebar and the
-    previous/next links of both renderers follow it."""
+    """The table of contents from nbs/sidebar.yml: [(part, [notebook file names])] in reading order; a top-level entry
+    (the home page) has the part "". The sidebar and the previous/next links of both renderers follow it. Written as a
+    Quarto book's `book: chapters:` (`- part: Foundations` with its `chapters:`); a website's `website: sidebar:
+    contents:` (`- section:` with `contents:`) is read too."""
     import yaml
     data = yaml.safe_load(((nbs or NBS) / TOC_FILE).read_text(encoding="utf-8")) or {}
+    items = data.get("book", {}).get("chapters") or data.get("website", {}).get("sidebar", {}).get("contents", [])
     out: list[tuple[str, list[str]]] = []
-    for item in data.get("website", {}).get("sidebar", {}).get("contents", []):
+    for item in items:
         if isinstance(item, str): out.append(("", [item]))
-        elif isinstance(item, dict) and "section" in item:
-            out.append((item["section"], [c if isinstance(c, str) else c.get("href", "") for c in item.get("contents", [])]))
+        elif isinstance(item, dict) and ("part" in item or "section" in item):
+            entries = item.get("chapters", item.get("contents", []))
+            out.append((item.get("part", item.get("section")), [c if isinstance(c, str) else c.get("href", "") for c in entries]))
     return out
 
 
