@@ -1,6 +1,6 @@
 # robust_ref: two commands on a fresh machine (see README.md)
 #   make book   re-execute every notebook with papermill, then render the docs site into _docs/: Quarto's when a
-#               `quarto` binary is on PATH, else the offline builder's (tools/book.py says which one ran)
+#               `quarto` binary is on PATH, else the offline builder's (tools/book says which one ran)
 #   make test   everything CI runs: pytest (every notebook once under nbdev_test, estimator checks, docs build, ...)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -28,7 +28,7 @@ $(STAMP): settings.ini setup.py
 venv: $(STAMP)
 
 book: $(STAMP)
-	$(PY) tools/book.py all $(if $(FULL),--full)
+	$(PY) tools/book all $(if $(FULL),--full)
 
 # Every notebook is executed once per run: by nbdev_test inside pytest (tests/test_notebooks.py, one item per notebook,
 # tools/nbtest.py), which keeps the executed copies that the docs build and the browser test render. `make nbtest` is

@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
-import book  # noqa: E402  (tools/book.py: the site builder `make book` uses)
+import book  # noqa: E402  (tools/book/: the site builder `make book` uses)
 import nbtest  # noqa: E402  (tools/nbtest.py: nbdev_test, keeping the executed copies)
 
 _RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"

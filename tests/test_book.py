@@ -316,28 +316,32 @@ def test_internal_links_resolve(site):
             target = (p.parent / href[0]).resolve() if href[0] else p.resolve()
             if target.is_dir(): target = target / "index.html"
             raw = html_unescape(href[1])  # a browser tries the fragment as written, then percent-decoded
+            if target.suffix != ".html" and target.is_file(): continue  # a file to download: the notebook, CITATION.cff
             if target not in ids: bad.append(f"{p.name} -> {href[0]}")
             elif raw and raw not in ids[target] and unquote(raw) not in ids[target]: bad.append(f"{p.name} -> {href[0]}#{raw}")
     assert not bad, f"{len(bad)} broken internal links, e.g. {bad[:8]}"
 
 
 def test_quarto_subset_renders():
-    "Theorem blocks are numbered per kind and page, titled, cross-referenced across pages; citations link the bibliography."
+    """Theorem blocks carry the paper's number (`number=`; none: unnumbered), titled, cross-referenced across pages with
+    the paper named; citations link the bibliography."""
     bib = book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8"))
     b = book.Book(bib)
-    a = ["::: {#thm-x-1}\n## Risk bound [@mazuelas2025rmboost, Theorem 2]\nIt holds.\n:::\n\n::: {#lem-x-2}\nL.\n:::\n"
-         "::: {#thm-x-3}\nT.\n:::"]
+    a = ['::: {#thm-x-2 number="2"}\n## Risk bound [@mazuelas2025rmboost, Theorem 2]\nIt holds.\n:::\n\n'
+         '::: {#lem-x-5 number="5"}\nL.\n:::\n::: {#thm-x-3}\nT.\n:::']
     b.index_page("a.html", "Chapter A", a)
-    b.index_page("b.html", "Chapter B", ["::: {#def-y-1}\nD.\n:::"])
+    b.index_page("b.html", "Chapter B", ['::: {#def-y-1 number="1"}\n## D [@sypherd2023alpha, Definition 1]\nD.\n:::',
+                                         '::: {#alg-z-3 number="3"}\n## Z [@freund1997adaboost; @friedman2000additive, Algorithm 3]\n:::'])
     out = b.markdown(a[0], "a.html")
-    assert '<div id="thm-x-1" class="rr-thm rr-thm theorem">' in out and ">Theorem 1</a>" in out
-    assert ">Lemma 1</a>" in out and ">Theorem 2</a>" in out
+    assert '<div id="thm-x-2" class="rr-thm rr-thm theorem">' in out and ">Theorem 2</a>" in out
+    assert ">Lemma 5</a>" in out and ">Theorem</a>" in out  # a block without `number` is unnumbered
     assert 'href="references.html#ref-mazuelas2025rmboost">Mazuelas &amp; Álvarez 2025</a>, Theorem 2' in out
     assert "## Risk bound" not in out
-    ref = b.markdown("See @thm-x-3 and @def-y-1, $a@thm-x-1$ and `@thm-x-1`.", "a.html")
-    assert '<a class="rr-xref" href="#thm-x-3">Theorem&nbsp;2</a>' in ref
-    assert '<a class="rr-xref" href="b.html#def-y-1">Definition&nbsp;1 (Chapter B)</a>' in ref
-    assert "$a@thm-x-1$" in ref and "`@thm-x-1`" in ref
+    ref = b.markdown("See @thm-x-2 and @def-y-1, @alg-z-3, $a@thm-x-2$ and `@thm-x-2`.", "a.html")
+    assert '<a class="rr-xref" href="#thm-x-2">Theorem&nbsp;2</a>' in ref
+    assert '<a class="rr-xref" href="b.html#def-y-1">Definition&nbsp;1 (Sypherd et al. 2023)</a>' in ref
+    assert '<a class="rr-xref" href="b.html#alg-z-3">Algorithm&nbsp;3 (Friedman et al. 2000)</a>' in ref  # the numbering work
+    assert "$a@thm-x-2$" in ref and "`@thm-x-2`" in ref
     assert b.markdown("[@sypherd2023alpha; @long2010random, §2]", "a.html").count('class="rr-cite"') == 2
     col = b.markdown('::: {.callout-note collapse="true"}\n## Implementation notes\nsolver\n:::', "a.html")
     assert col.startswith('<details class="rr-callout callout callout-note"><summary>Implementation notes</summary>')
@@ -412,7 +416,9 @@ def test_quarto_branch_with_a_stand_in_quarto(tmp_path, monkeypatch):
     assert (out / "index.html").read_text().strip() == "stub"
     proc = book.ROOT / "_proc"
     assert {"_quarto.yml", "references.bib", "sidebar.yml", "index.ipynb", "95_errata.ipynb"} <= {p.name for p in proc.iterdir()}
-    assert "- section: The five papers" in (proc / "sidebar.yml").read_text()
+    assert "- part: The five papers" in (proc / "sidebar.yml").read_text()
+    import yaml
+    assert yaml.safe_load((proc / "_quarto.yml").read_text())["project"]["type"] == "book"  # cross-page references resolve
     executed = nbformat.read(book.RUN / "index.ipynb", as_version=4)
     processed = nbformat.read(proc / "index.ipynb", as_version=4)
     n_out = lambda nb: sum(len(c.get("outputs", [])) for c in nb.cells if c.cell_type == "code")
@@ -434,7 +440,7 @@ def test_printed_callouts_and_section_links_render(tmp_path, monkeypatch):
                                         nbformat.v4.new_markdown_cell("See [why](10_a.ipynb#why-it-stops-early)."), code])
     for name, nb in (("10_a.ipynb", a), ("20_b.ipynb", b)):
         nbformat.write(nb, nbs / name); nbformat.write(nb, run / name)
-    monkeypatch.setattr(book, "NBS", nbs)
+    monkeypatch.setattr(book.paths, "NBS", nbs)
     book.build_site(run, tmp_path / "docs", search=False)
     page_a, page_b = ((tmp_path / "docs" / p).read_text(encoding="utf-8") for p in ("a.html", "b.html"))
     assert ":::" not in page_b and '<p class="rr-callout-title">Rows being refreshed</p>' in page_b
@@ -505,7 +511,21 @@ _PAGE_REPORT = r"""(() => {
   const nav = [...document.querySelectorAll(".rr-nav a")].filter(a => !a.closest(".rr-brand"))
                 .map(a => [a.getAttribute("href"), a.textContent]);
   const pager = [...document.querySelectorAll(".rr-pager a")].map(a => [a.getAttribute("href"), a.textContent]);
-  return {mathErrors: bad.length || domErrors, mathExamples: bad.slice(0, 3), domErrors: domErrors,
+  // every theorem box: its id, the number it shows, its title, and the last heading before it outside any box
+  const heads = [...document.querySelectorAll("main h1, main h2, main h3, main h4")].filter(h => !h.closest(".rr-thm"));
+  const boxes = [...document.querySelectorAll("main .rr-thm")].map(b => {
+    const before = heads.filter(h => h.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING);
+    return {id: b.id, label: ((b.querySelector(".rr-thm-label") || {}).textContent || "").trim(),
+            title: ((b.querySelector(".rr-thm-name") || {}).textContent || "").trim(),
+            heading: before.length ? before[before.length - 1].textContent.replace("¶", "").trim() : ""};
+  });
+  // every image a code cell produced: inside a <figure> with a caption? its alt text?
+  const figures = [...document.querySelectorAll("main .jp-OutputArea img")].map(img => {
+    const f = img.closest("figure"), cap = f && f.querySelector("figcaption");
+    return {alt: img.getAttribute("alt") || "", caption: cap ? cap.textContent.trim() : ""};
+  });
+  const xrefs = [...document.querySelectorAll("main a.rr-xref")].map(a => [a.getAttribute("href"), a.textContent]);
+  return {boxes: boxes, xrefs: xrefs, figures: figures, mathErrors: bad.length || domErrors, mathExamples: bad.slice(0, 3), domErrors: domErrors,
           text: document.body.innerText, prose: prose.join(""), nav: nav,
           next: (pager.find(p => p[1].trim().endsWith("→")) || [null])[0],
           prev: (pager.find(p => p[1].trim().startsWith("←")) || [null])[0]};
@@ -524,6 +544,96 @@ def reports(site, served, browser) -> dict[str, dict]:
         dom = browser.js("document.documentElement.outerHTML")   # before the report opens the collapsed blocks
         out[page] = browser.js(_PAGE_REPORT) | {"loaded": loaded, "dom": dom, "errors": list(browser.errors)}
     return out
+
+
+KINDS = "Theorem|Lemma|Corollary|Proposition|Definition|Algorithm|Conjecture|Example|Exercise"
+
+
+def numbers_named(text: str, kind: str) -> set[str]:
+    "The numbers of `kind` a text names: 'Theorem 2', 'Theorems 2 and 3', 'Lemmas 5–8', 'Corollary 2.1' (MathJax-free text)."
+    out = set()
+    for m in re.finditer(rf"\b{kind}s?\s+(\d+(?:\.\d+)?(?:\s*(?:,|and|–|-|to)\s*\d+(?:\.\d+)?)*)", text):
+        out |= set(re.findall(r"\d+(?:\.\d+)?", m.group(1)))
+        for a, b in re.findall(r"(\d+)\s*[–-]\s*(\d+)", m.group(1)): out |= {str(i) for i in range(int(a), int(b) + 1)}
+    return out
+
+
+def theorem_number_problems(reports: dict[str, dict]) -> list[str]:
+    """A theorem box whose number differs from the one its title cites ("(van Rooyen et al. 2015, Theorem 1)") or the
+    heading above it names ("Theorem 1: the linear loss bounds…"), or a cross-reference whose number differs from its box's."""
+    bad, shown = [], {}
+    for page, r in reports.items():
+        for b in r.get("boxes", []):
+            m = re.fullmatch(rf"({KINDS})(?:\s+(\S+))?", b["label"])
+            if not m: bad.append(f"{page}#{b['id']}: box label {b['label']!r}"); continue
+            kind, n = m.groups()
+            shown[(page, b["id"])] = b["label"]
+            for where, text in (("its title cites", b["title"]), ("the heading above it names", b["heading"])):
+                named = numbers_named(text, kind)
+                if named and n not in named:
+                    bad.append(f"{page}: box '{b['label']}' ({b['id']}), {where} {kind} {', '.join(sorted(named))}")
+    for page, r in reports.items():
+        for href, text in r.get("xrefs", []):
+            target, _, ident = href.partition("#")
+            label = shown.get((target or page, ident))
+            if label and not re.match(re.escape(label) + r"(?!\S)", text.replace("\xa0", " ")):
+                bad.append(f"{page}: reference '{text}' to {target or page}#{ident}, whose box shows '{label}'")
+    return bad
+
+
+def test_the_theorem_number_check_can_fail():
+    "The number check catches a box numbered in reading order under a heading and title with the paper's number."
+    box = {"id": "thm-meanclf-1", "label": "Theorem 2", "title": "Surrogate regret bound (van Rooyen et al. 2015, Theorem 1)",
+           "heading": "Theorem 1: the linear loss bounds the 0-1 regret"}
+    assert len(theorem_number_problems({"m.html": {"boxes": [box], "xrefs": []}})) == 2
+    fine = box | {"label": "Theorem 1"}
+    assert theorem_number_problems({"m.html": {"boxes": [fine], "xrefs": [["#thm-meanclf-1", "Theorem\xa01"]]}}) == []
+    assert theorem_number_problems({"m.html": {"boxes": [fine], "xrefs": []},
+                                    "t.html": {"boxes": [], "xrefs": [["m.html#thm-meanclf-1", "Theorem\xa012 (x)"]]}})
+    assert numbers_named("Theorem 4, Lemmas 5–8, Corollary 1: consistency", "Lemma") == {"5", "6", "7", "8"}
+    assert numbers_named("Lemma 6, Lemma 7, Theorems 2 and 3", "Theorem") == {"2", "3"}
+
+
+def test_theorem_boxes_carry_the_papers_numbers(reports):
+    "In Chromium, on every page: each theorem box shows the number its title and heading use, and so does every reference to it."
+    n_boxes = sum(len(r.get("boxes", [])) for r in reports.values())
+    assert n_boxes >= 70, f"only {n_boxes} theorem boxes found"
+    bad = theorem_number_problems(reports)
+    assert not bad, f"{len(bad)} theorem numbers disagree:\n" + "\n".join(f"  {b}" for b in bad)
+
+
+DEFAULT_ALT = "No description has been provided for this image"
+# Pages whose figure cells are edited elsewhere for now (their number of figures without caption may only go down):
+UNCAPTIONED_PENDING = {"lp.html": 2, "rmboost.html": 2, "experiments.html": 2}
+
+
+def figure_problems(reports: dict[str, dict], pending: dict[str, int] = UNCAPTIONED_PENDING) -> list[str]:
+    "Figures without a numbered caption ('Figure n: …') or with no / nbconvert's default alt text, page by page."
+    bad = []
+    for page, r in reports.items():
+        figs = r.get("figures", [])
+        n_bad = sum(1 for f in figs if not re.match(r"Figure\s\d+:\s*\S", f["caption"]) or not f["alt"].strip()
+                    or f["alt"].strip() == DEFAULT_ALT)
+        if n_bad > pending.get(page, 0):
+            bad.append(f"{page}: {n_bad} of {len(figs)} figures without a numbered caption and alt text")
+    return bad
+
+
+def test_the_figure_check_can_fail():
+    "The figure check catches an uncaptioned figure and nbconvert's default alt text; a captioned one passes."
+    good = {"alt": "Two panels of loss curves", "caption": "Figure 1: The margin losses."}
+    assert figure_problems({"a.html": {"figures": [good]}}, {}) == []
+    assert figure_problems({"a.html": {"figures": [good | {"caption": ""}]}}, {})
+    assert figure_problems({"a.html": {"figures": [good | {"alt": DEFAULT_ALT}]}}, {})
+    assert figure_problems({"a.html": {"figures": [good | {"alt": DEFAULT_ALT}]}}, {"a.html": 1}) == []
+
+
+def test_every_figure_has_a_caption_and_alt_text(reports):
+    "In Chromium: every figure on every page sits in a <figure> with a numbered caption and alt text of its own."
+    n = sum(len(r.get("figures", [])) for r in reports.values())
+    assert n >= 40, f"only {n} figures found"
+    bad = figure_problems(reports)
+    assert not bad, f"{len(bad)} pages with figures a reader cannot identify:\n" + "\n".join(f"  {b}" for b in bad)
 
 
 def test_no_math_errors_on_any_page(reports):
@@ -564,7 +674,9 @@ def test_next_and_previous_follow_the_sidebar(reports):
 
 
 def test_the_table_of_contents_lists_every_notebook_once():
-    "nbs/sidebar.yml (the sidebar and pager of both renderers) lists every notebook exactly once, and nothing else."
+    "nbs/sidebar.yml (a Quarto book's chapters; the sidebar and pager of both renderers) lists every notebook once, and nothing else."
+    import yaml
+    assert "chapters" in yaml.safe_load((book.NBS / book.TOC_FILE).read_text(encoding="utf-8"))["book"]
     listed = [nb for _, nbs in book.toc() for nb in nbs]
     assert sorted(listed) == sorted(nb.name for nb in book.notebooks()), (
         f"missing: {sorted({nb.name for nb in book.notebooks()} - set(listed))}, extra: {sorted(set(listed) - {nb.name for nb in book.notebooks()})}")

@@ -12,7 +12,8 @@ from test_book import site_once
 def site():
     "The offline site, built once per test run (shared with tests/test_book.py)."
     out = site_once()
-    return out, [p for p in out.glob("*.html") if p.name != "references.html"]
+    back = {"references.html", *(name for name, _ in book.BACK_MATTER)}
+    return out, [p for p in out.glob("*.html") if p.name not in back]
 
 
 def test_every_notebook_has_a_page(site):
@@ -20,6 +21,30 @@ def test_every_notebook_has_a_page(site):
     expected = {book.page_name(nb) for nb in book.notebooks()}
     assert expected == {p.name for p in pages}
     assert (out / "index.html").exists() and (out / "references.html").exists()
+
+
+def test_reader_features(site):
+    """Every chapter page links its notebook for download (the file is on the site); the back matter is there: how to
+    cite (with CITATION.cff), the execution status of every notebook from the run that built the site, licence, changelog."""
+    import json
+    import yaml
+    out, pages = site
+    for p in pages:
+        m = re.search(r'<a class="rr-download" href="(notebooks/[^"]+\.ipynb)" download>', p.read_text(encoding="utf-8"))
+        assert m and (out / m.group(1)).is_file(), f"{p.name}: no download link to its notebook"
+        nbformat.read(out / m.group(1), as_version=4)
+    for name, title in book.BACK_MATTER:
+        assert f"<title>{title} – robust_ref</title>" in (out / name).read_text(encoding="utf-8"), name
+    cff = yaml.safe_load((book.ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["title"] and cff["authors"] and len(cff["references"]) == 5
+    assert (out / "CITATION.cff").is_file() and "@software{robust_ref" in (out / "citing.html").read_text(encoding="utf-8")
+    status = (out / "status.html").read_text(encoding="utf-8")
+    for nb in book.notebooks():
+        rec = json.loads((book.RUN / f".{nb.stem}.nbdev_test.json").read_text())
+        row = re.search(rf'<code>{re.escape(nb.name)}</code></td><td>([^<]+)', status)
+        assert row and row.group(1) == ("passed" if rec["ok"] else "failed") or (row and not rec["ok"]), nb.name
+    assert "Apache License" in (out / "license.html").read_text(encoding="utf-8")
+    assert "0.1.0" in (out / "changelog.html").read_text(encoding="utf-8")
 
 
 def test_one_shared_stylesheet(site):
@@ -82,8 +107,8 @@ def test_api_docs_rendered(site):
         assert f'id="{name}"' in core, f"no API section for {name}"
 
 
-def test_figures_are_embedded(site):
-    "Every notebook that produced a PNG figure shows it inline (base64), never as a missing file link."
+def test_figures_are_files(site):
+    "Every figure a notebook produced is shown from an image file of the site (not inlined as base64), and the file exists."
     out, _ = site
     n_with_figures = 0
     for nb in book.notebooks():
@@ -91,10 +116,14 @@ def test_figures_are_embedded(site):
         n_png = sum("image/png" in o.get("data", {}) for c in executed.cells if c.cell_type == "code"
                     for o in c.get("outputs", []))
         text = (out / book.page_name(nb)).read_text()
+        srcs = re.findall(r'<img[^>]+src="([^"]+)"', text)
+        assert "data:image/" not in text, f"{nb.name}: an image is inlined as base64"
         if n_png:
             n_with_figures += 1
-            assert text.count("data:image/png;base64,") >= n_png, f"{nb.name}: {n_png} figures, not all embedded"
-        assert not re.search(r'<img[^>]+src="(?!data:|https?:)', text), f"{nb.name}: image refers to a local file"
+            files = [s for s in srcs if s.startswith("figures/")]
+            assert len(files) >= n_png, f"{nb.name}: {n_png} figures, {len(files)} shown from files"
+            assert all((out / f).is_file() for f in files), f"{nb.name}: an image file is missing"
+        assert not [s for s in srcs if s.startswith(("http:", "https:"))], f"{nb.name}: an off-site image"
     assert n_with_figures >= 1, "the book should contain at least one figure"
 
 
@@ -201,6 +230,34 @@ def test_every_reference_resolves():
     bad = unresolved_references(pages)
     assert not bad, f"{len(bad)} pages with references a reader cannot follow:\n" + \
         "\n".join(f"  {p}: {sorted(v)}" for p, v in sorted(bad.items()))
+
+
+def theorem_number_mismatches(cells: list[str]) -> list[str]:
+    """Theorem blocks whose `number=` is not the number their title cites (`[@paper, Lemma 5]` -> `number="5"`, of the
+    block's own kind), or that cite a number and carry none: the box would contradict the paper and the heading."""
+    bad = []
+    for text in cells:
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            m = book._OPEN.match(line.strip())
+            ident, _, kv = book._attrs(m.group(2)) if m else (None, [], {})
+            if not ident or ident.split("-", 1)[0] not in book.THEOREM_KINDS: continue
+            kind = book.THEOREM_KINDS[ident.split("-", 1)[0]]
+            title = book.markup.block_title(lines, i + 1, kv)[0] or ""
+            cited = re.findall(rf"\b{kind}\s+(\d+(?:\.\d+)?)", " ".join(book.markup._CITE.findall(title)))
+            if cited != ([kv["number"]] if "number" in kv else []):
+                bad.append(f"#{ident}: number={kv.get('number')!r}, its title cites {kind} {cited}")
+    return bad
+
+
+def test_theorem_blocks_carry_the_papers_numbers():
+    "Every theorem block whose title cites the paper's number carries it as `number=` (what both renderers show)."
+    assert theorem_number_mismatches(['::: {#lem-a-5 number="5"}\n## S [@x, Lemma 5]\n:::', "::: {#def-b}\n## B\n:::"]) == []
+    assert theorem_number_mismatches(["::: {#lem-a-5}\n## S [@x, Lemma 5]\n:::"])                 # number missing
+    assert theorem_number_mismatches(['::: {#thm-a-1 number="2"}\n## S [@x, Theorem 1]\n:::'])    # number differs
+    bad = {nb.name: v for nb in book.notebooks()
+           if (v := theorem_number_mismatches([c.source for c in nbformat.read(nb, as_version=4).cells if c.cell_type == "markdown"]))}
+    assert not bad, f"theorem blocks without the paper's number: {bad}"
 
 
 # API docs show every public signature (show_doc); a default value built with NumPy prints as `np.float64(0.5)` or

@@ -7,7 +7,8 @@ execution in-process by execnb, its worker pool, its exit status), with one addi
 also written, outputs included (figures as plain PNG, as `make book` keeps them, not execnb's retina), to DIR (default `_run/`) together with a small JSON status file, so the offline site
 and its browser test are built from the very run that tested the notebooks instead of from a second execution.
 
-Written next to `<name>.ipynb` in DIR: `.<name>.nbdev_test.json` with `{"ok": bool, "seconds": float, "error": str}`.
+Written next to `<name>.ipynb` in DIR: `.<name>.nbdev_test.json` with `{"ok": bool, "seconds": float, "finished": UTC time,
+"error": str}` (the book's execution-status page is made from these files).
 A cell nbdev_test does not run (an `nbdev_export()` cell, `#| eval: false`, a cell flagged with a test flag) keeps no
 outputs and no execution count in the copy.
 """
@@ -48,7 +49,9 @@ def _keep(nb, keep: Path, ok: bool, seconds: float, error: str) -> None:
     copy.metadata["robust_ref"] = {"engine": "nbdev_test", "ok": ok, "seconds": round(seconds, 3)}
     keep.mkdir(parents=True, exist_ok=True)
     _write_atomic(keep / src.name, nbformat.writes(copy))
-    _write_atomic(status_path(keep, src.name), json.dumps({"ok": ok, "seconds": seconds, "error": error[-20000:]}))
+    finished = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    _write_atomic(status_path(keep, src.name), json.dumps({"ok": ok, "seconds": seconds, "finished": finished,
+                                                          "error": error[-20000:]}))
 
 
 def install(keep: Path) -> None:
