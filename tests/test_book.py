@@ -729,3 +729,41 @@ def test_citations_are_not_doubly_parenthesised(reports):
     bad = {p: re.findall(DOUBLED_CITATION, r["text"])[:3] for p, r in reports.items()}
     bad = {p: v for p, v in bad.items() if v}
     assert not bad, f"{len(bad)} pages with doubled parentheses:\n" + "\n".join(f"  {k}: {v}" for k, v in bad.items())
+
+
+PAPER_CHAPTER_PAGES = ("rmboost.html", "alpha_loss.html", "robust_trees.html", "mean_classifier.html", "archboost.html")
+
+
+def fold_problems(reports: dict[str, dict], pages=PAPER_CHAPTER_PAGES) -> list[str]:
+    "Paper chapters whose exercises lack at least two worked solutions folded (closed) under 'Solution to Exercise n'."
+    bad = []
+    for page in pages:
+        dom = reports.get(page, {}).get("dom", "")
+        folds = re.findall(r'<details class="rr-fold[^"]*"([^>]*)><summary>Solution to Exercise (\d+)</summary>(.*?)</details>', dom, flags=re.S)
+        if len(folds) < 2: bad.append(f"{page}: {len(folds)} folded solutions")
+        bad += [f"{page}: the solution to Exercise {n} is open" for attrs, n, _ in folds if "open" in attrs]
+        bad += [f"{page}: the solution to Exercise {n} shows no code" for _, n, code in folds if "assert" not in code]
+        if "#| code-fold" in dom: bad.append(f"{page}: a raw '#| code-fold' option is shown")
+    return bad
+
+
+def test_the_fold_check_can_fail():
+    sol = '<details class="rr-fold code-fold"><summary>Solution to Exercise {n}</summary><pre>assert x</pre></details>'
+    good = {"a.html": {"dom": sol.format(n=1) + sol.format(n=2)}}
+    assert fold_problems(good, ("a.html",)) == []
+    assert fold_problems({"a.html": {"dom": sol.format(n=1)}}, ("a.html",))                                  # one only
+    assert fold_problems({"a.html": {"dom": sol.format(n=1).replace('"rr-fold code-fold"', '"rr-fold code-fold" open') + sol.format(n=2)}}, ("a.html",))
+    assert fold_problems({"a.html": {"dom": "<pre>#| code-fold: true\nassert x</pre>" + sol.format(n=1) + sol.format(n=2)}}, ("a.html",))
+
+
+def test_exercise_solutions_are_folded_and_open_on_a_click(reports, served, browser):
+    "Every paper chapter shows its worked solutions closed under their exercises; a reader's click opens one and shows its code."
+    bad = fold_problems(reports)
+    assert not bad, "\n".join(bad)
+    assert browser.open(served + "rmboost.html")
+    first = "document.querySelector('details.rr-fold')"
+    assert browser.js(f"{first}.open") is False and browser.js(f"{first}.getBoundingClientRect().height") < 60
+    browser.js(f"{first}.querySelector('summary').click()")
+    assert browser.wait_for(f"{first}.open", timeout=5)
+    shown = browser.js(f"{first}.innerText")
+    assert "assert" in shown and browser.js(f"{first}.getBoundingClientRect().height") > 100

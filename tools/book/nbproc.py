@@ -63,6 +63,9 @@ def _apply_quarto_directives(cell):
     if opts.get("echo", "").lower() == "false" or not cell.source: tags.add("remove_input")
     if opts.get("output", "").lower() == "false": tags.add("remove_output")
     if opts.get("include", "").lower() == "false": tags.add("remove_cell")
+    if opts.get("code-fold", "").lower() == "true" and cell.source and "remove_input" not in tags:
+        tags.add("remove_input")   # the code moves into a closed <details> ahead of its outputs, as Quarto folds it
+        cell.outputs = [_folded_code(cell.source, _yaml_scalar(opts.get("code-summary", "Code")))] + list(cell.get("outputs", []))
     cell.metadata["tags"] = sorted(tags)
     fig = {k: _yaml_scalar(opts[k]) for k in ("label", "fig-cap", "fig-alt") if k in opts}
     if fig: cell.metadata["rr_figure"] = fig  # rendered by `figures` below, once the page's figures are counted
@@ -72,6 +75,18 @@ def _apply_quarto_directives(cell):
             md = md if isinstance(md, str) else "".join(md)
             o["data"]["text/markdown"] = "\n".join(l if l.lstrip().startswith(":::") else _QUARTO_ATTRS.sub("", l)
                                                    for l in md.split("\n"))
+
+
+def _folded_code(source: str, summary: str):
+    "Quarto's `code-fold: true`: the cell's code, highlighted, in a closed <details> whose summary is `code-summary`."
+    import html
+    import nbformat
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+    code = highlight(source, PythonLexer(), HtmlFormatter(cssclass="highlight hl-ipython3"))
+    return nbformat.from_dict({"output_type": "display_data", "metadata": {}, "data": {"text/html":
+        f'<details class="rr-fold code-fold"><summary>{html.escape(summary)}</summary>{code}</details>'}})
 
 
 def _yaml_scalar(text: str) -> str:
