@@ -14,7 +14,7 @@ import pandas as pd
 from .statistics import styled
 
 # %% auto #0
-__all__ = ['CHECKS', 'BoundCheck', 'mutation_table', 'styled_sig', 'styled_terms', 'styled_mutations', 'RegisteredCheck', 'register_check', 'demonstrate', 'summary_table', 'check_alpha_lemma1', 'check_alpha_prop1', 'check_alpha_lemma2', 'check_alpha_thm1', 'check_alpha_lemma3', 'check_alpha_lemma4', 'check_alpha_gradient', 'check_alpha_thm2', 'check_alpha_thm2_step', 'alpha_thm2_worst_ratio', 'check_alpha_thm3', 'TREES_THM4_CASES', 'check_trees_thm1', 'check_trees_lemma9', 'check_trees_thm2', 'check_trees_thm3', 'check_trees_thm4', 'check_trees_thm4_proportions', 'check_trees_lemma10', 'check_trees_thm5', 'check_trees_lemma6', 'check_trees_lemma7', 'check_trees_thm8', 'MEANCLF_THM3_CASES', 'check_meanclf_kde', 'check_meanclf_thm2', 'check_meanclf_thm1', 'check_meanclf_lemma12', 'check_meanclf_thm13', 'check_meanclf_thm14', 'check_meanclf_lemma23', 'check_meanclf_thm15', 'check_meanclf_thm16', 'check_meanclf_thm17', 'check_meanclf_thm3', 'check_meanclf_thm19', 'check_meanclf_thm21', 'check_meanclf_thm4', 'check_meanclf_thm5', 'check_meanclf_eq34', 'check_meanclf_thm6', 'check_meanclf_thm6_sample', 'check_meanclf_lemma7', 'check_meanclf_thm8', 'check_meanclf_lemma18', 'check_meanclf_thm22', 'check_meanclf_thm20', 'check_meanclf_thm21_mc', 'check_archboost_lemma1', 'check_archboost_lemma2', 'check_archboost_lemma3', 'check_archboost_eq18_G', 'check_archboost_thm1_margin', 'check_archboost_thm1_descent', 'check_archboost_thm1_theta', 'check_archboost_thm2', 'check_archboost_lemma4', 'check_archboost_thm3', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'check_archboost_thm4_rate', 'check_archboost_lemma7', 'check_archboost_lemma7_fits', 'RMBOOST_TABLE4_COLUMNS', 'RMBoostBed', 'rmboost_bed', 'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'check_rmboost_eq13', 'rmboost_table4_from_table3', 'check_rmboost_table4', 'check_rmboost_lemma5', 'check_rmboost_thm1', 'check_rmboost_lemma6a', 'check_rmboost_lemma6b', 'check_rmboost_lemma7', 'rmboost_margin_world', 'check_rmboost_consistency']
+__all__ = ['CHECKS', 'BoundCheck', 'mutation_table', 'styled_sig', 'styled_terms', 'styled_mutations', 'RegisteredCheck', 'register_check', 'demonstrate', 'summary_table', 'RMBOOST_TABLE4_COLUMNS', 'RMBoostBed', 'rmboost_bed', 'check_rmboost_lemma5', 'check_rmboost_thm1', 'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'check_rmboost_eq13', 'check_rmboost_lemma6a', 'check_rmboost_lemma6b', 'check_rmboost_lemma7', 'rmboost_margin_world', 'check_rmboost_consistency', 'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4', 'check_rmboost_thm8', 'rmboost_table4_from_table3', 'check_rmboost_table4', 'check_alpha_lemma1', 'check_alpha_prop1', 'check_alpha_lemma2', 'check_alpha_thm1', 'check_alpha_lemma3', 'check_alpha_lemma4', 'check_alpha_gradient', 'check_alpha_thm2', 'check_alpha_thm2_step', 'alpha_thm2_worst_ratio', 'check_alpha_thm3', 'TREES_THM4_CASES', 'check_trees_thm1', 'check_trees_lemma9', 'check_trees_thm2', 'check_trees_thm3', 'check_trees_thm4', 'check_trees_thm4_proportions', 'check_trees_lemma10', 'check_trees_thm5', 'check_trees_lemma6', 'check_trees_lemma7', 'check_trees_thm8', 'MEANCLF_THM3_CASES', 'check_meanclf_kde', 'check_meanclf_thm2', 'check_meanclf_thm1', 'check_meanclf_lemma12', 'check_meanclf_thm13', 'check_meanclf_thm14', 'check_meanclf_lemma23', 'check_meanclf_thm15', 'check_meanclf_thm16', 'check_meanclf_thm17', 'check_meanclf_thm3', 'check_meanclf_thm19', 'check_meanclf_thm21', 'check_meanclf_thm4', 'check_meanclf_thm5', 'check_meanclf_eq34', 'check_meanclf_thm6', 'check_meanclf_thm6_sample', 'check_meanclf_lemma7', 'check_meanclf_thm8', 'check_meanclf_lemma18', 'check_meanclf_thm22', 'check_meanclf_thm20', 'check_meanclf_thm21_mc', 'check_archboost_lemma1', 'check_archboost_lemma2', 'check_archboost_lemma3', 'check_archboost_eq18_G', 'check_archboost_thm1_margin', 'check_archboost_thm1_descent', 'check_archboost_thm1_theta', 'check_archboost_thm2', 'check_archboost_lemma4', 'check_archboost_thm3', 'check_archboost_lemma5a', 'check_archboost_lemma8', 'check_archboost_thm4_rate', 'check_archboost_lemma7', 'check_archboost_lemma7_fits']
 
 # %% ../nbs/07_checks.ipynb #644012a3
 @dataclass(frozen=True, eq=False)
@@ -235,6 +235,645 @@ def summary_table(checks: dict | None = None, # name → `RegisteredCheck`; defa
                          all_caught=len(caught) == len(muts), sense=c.sense, at=c.labels[i],
                          quantity=float(c.quantity[i]), bound=float(c.bound[i]), slack=float(c.slack[i])))
     return pd.DataFrame(rows).set_index("result")
+
+# %% ../nbs/10_rmboost.ipynb #17ac9040
+from dataclasses import dataclass, field
+from fastcore.basics import patch
+import numpy as np
+import pandas as pd
+from .datasets import FiniteWorld, make_finite_world, threshold_rules
+from .rmboost import rmboost_full_lp, rmboost_lp
+
+# %% ../nbs/10_rmboost.ipynb #fe2c76cf
+@dataclass(frozen=True, eq=False)
+class RMBoostBed:
+    """RMBoost's exact test bed: a `FiniteWorld`, its rule matrix `H` (atoms × rules, values in [−1, 1]) and named
+    label-noise settings `noise` (name → (ρ₊ per atom, ρ₋ per atom, n or None for the population τ, seed)).
+
+    Attributes
+    ----------
+    world : FiniteWorld
+    H : ndarray of shape (n_atoms, n_rules)
+    noise : dict
+    name : str
+        Short description used in the instance labels.
+    """
+    world: FiniteWorld
+    H: np.ndarray
+    noise: dict
+    name: str = "thresholds"
+
+def rmboost_bed(m: int = 40, # atoms of the FiniteWorld (η(x) = σ(3 sin(x/5)), Dirichlet(5) marginal)
+                random_state=0, # seed of the marginal
+                n: int = 200, # sample size of the finite-sample settings
+                rules: str = "thresholds", # "thresholds" (all ±sign(x − t + ½) and ±1) or "random" (m seeded random ±1 rules, their negations, ±1)
+               ) -> RMBoostBed:
+    """The test bed of the RMBoost checks: FiniteWorld with all threshold rules and four noise settings, chosen so
+    that every term of the bounds is needed somewhere: `clean ∞` (τ = E*, no noise: the bounds are attained at
+    μ = μ_o), `uniform 0.3 ∞` (population τ: the noise term is the only term left to pay for the shrinkage of μ_o),
+    `clean n` (τ from n clean samples: the ε_est term) and `aligned ∞` (ρ_y(x) = 0.25 + 0.2·y·ħ_j(x) for the rule j
+    least correlated with y: the flips correlate with one rule, so 2√Var is needed in (12)). With `rules="random"`
+    the rule values at atoms outside a sample are unrelated to those inside, so the population violation V_k of
+    Theorem 4 is exercised."""
+    world = make_finite_world(m, random_state=random_state)
+    if rules == "thresholds": H = threshold_rules(m).astype(np.float64)
+    elif rules == "random":
+        R = np.where(np.random.default_rng(random_state).random((m, m - 1)) < 0.5, -1.0, 1.0)
+        H = np.hstack([R, -R, np.ones((m, 1)), -np.ones((m, 1))])
+    else: raise ValueError(f"rules must be 'thresholds' or 'random'; got {rules!r}.")
+    E = H.T @ (world.px * (2 * world.eta - 1))
+    j = int(np.argmin(np.abs(E)))
+    z = np.zeros(m)
+    noise = {"clean ∞": (z, z, None, 0), "uniform 0.3 ∞": (z + 0.3, z + 0.3, None, 0),
+             f"clean n={n}": (z, z, n, 0),
+             "aligned ∞": (0.25 + 0.2 * H[:, j], 0.25 - 0.2 * H[:, j], None, 0)}
+    return RMBoostBed(world, H, noise, "thresholds" if rules == "thresholds" else "random rules")
+
+@patch(as_prop=True)
+def E_star(self: RMBoostBed) -> np.ndarray: return self.H.T @ (self.world.px * (2 * self.world.eta - 1))
+
+@patch
+def risk(self: RMBoostBed, mu) -> np.ndarray:
+    "Exact R(h_μ) for μ of shape (T,) or one per row of (k, T)."
+    h = np.clip(0.5 + np.asarray(mu) @ self.H.T, 0, 1)
+    return (self.world.eta * (1 - h) + (1 - self.world.eta) * h) @ self.world.px
+
+@patch
+def viol(self: RMBoostBed, mu) -> np.ndarray:
+    "Exact E_x(|f_μ(x)| − ½)_+ for μ of shape (T,) or (k, T)."
+    return np.maximum(np.abs(np.asarray(mu) @ self.H.T) - 0.5, 0) @ self.world.px
+
+# %% ../nbs/10_rmboost.ipynb #b51fad5e
+@patch
+def stats(self: RMBoostBed, name):
+    "P_noise, Var ρ_y(x), η_tr, τ, E_tr for the noise setting `name`."
+    rp, rn, n, seed = self.noise[name]
+    px, eta, H = self.world.px, self.world.eta, self.H
+    P = float(px @ (eta * rp + (1 - eta) * rn))
+    var = max(float(px @ (eta * rp**2 + (1 - eta) * rn**2)) - P**2, 0.0)
+    eta_tr = (1 - rp) * eta + rn * (1 - eta)
+    E_tr = H.T @ (px * (2 * eta_tr - 1))
+    if n is None: tau = E_tr
+    else:
+        rng = np.random.default_rng(seed)
+        idx = rng.choice(len(px), size=n, p=px)
+        tau = H[idx].T @ np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0) / n
+    return P, var, eta_tr, tau, E_tr
+
+def _lemma5_sides(H, h_plus, tau, lam):
+    """Both sides of RMBoost Lemma 5 on a finite X (rows of H), as two independent LPs: the left side
+    max_{p ∈ U} E_p[1 − h(y|x)] over the 2m masses p(x, y); the right side min over (μ₊, μ₋, s) of
+    1 − τᵀμ + λ‖μ‖₁ + s with s ≥ yħ(x)ᵀμ − h(y|x). Returns (left, μ, s) with μ the right side's minimiser."""
+    from scipy.optimize import linprog
+    m, T = H.shape
+    G = np.vstack([H, -H])                                     # rows y·ħ(x) for (x, +1), then (x, −1)
+    loss = np.r_[1 - h_plus, h_plus]
+    r = linprog(-loss, A_ub=np.vstack([G.T, -G.T]), b_ub=np.r_[tau + lam, lam - tau], A_eq=np.ones((1, 2 * m)),
+                b_eq=[1.0], bounds=(0, None), method="highs")
+    if r.status != 0: raise RuntimeError(f"Lemma 5 left-side LP failed: {r.message}")
+    left = -r.fun
+    r = linprog(np.r_[lam - tau, lam + tau, 1.0], A_ub=np.hstack([G, -G, -np.ones((2 * m, 1))]),
+                b_ub=np.r_[h_plus, 1 - h_plus], bounds=[(0, None)] * (2 * T) + [(None, None)], method="highs")
+    if r.status != 0: raise RuntimeError(f"Lemma 5 right-side LP failed: {r.message}")
+    return left, r.x[:T] - r.x[T:2 * T], r.x[-1]
+
+def _bed_taus(bed, settings):
+    "name → τ for the named noise settings of the bed (population or sampled)."
+    return {name: bed.stats(name)[3] for name in (settings or bed.noise)}
+
+# %% ../nbs/10_rmboost.ipynb #1783a67f
+def check_rmboost_lemma5(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                         lams=(0.01, 0.1), # λ > 0
+                         settings=("clean n=200", "uniform 0.3 ∞"), # noise settings of the bed (their τ)
+                         n_random: int = 1, random_state=0, # random rules h(+1|x) ~ U[0, 1] per setting and λ
+                         scale: float = 1.0, drop=(), factors=None, # mutation
+                        ) -> BoundCheck:
+    """RMBoost Lemma 5 (strong duality): max_{p∈U} E_p[ℓ01(h)] = min_μ 1 − τᵀμ + λ‖μ‖₁ + sup_{x,y}{yħ(x)ᵀμ − h(y|x)},
+    both sides solved as independent LPs over the whole finite X of the bed, for the rules h = h_μ̂ (the minimax rule),
+    h_Bayes, the constant ½ and random rules. The right side is split into its terms at its minimiser: `1`, `−τᵀμ`,
+    `λ‖μ‖₁`, `sup`. An identity: dropping a term, or the bound × 0.9, fails."""
+    bed = rmboost_bed() if bed is None else bed
+    H, rng = bed.H, np.random.default_rng(random_state)
+    h_b = (bed.world.eta > 0.5).astype(float)
+    labels, q, terms = [], [], {k: [] for k in ("1", "−τᵀμ", "λ‖μ‖₁", "sup")}
+    for name, tau in _bed_taus(bed, settings).items():
+        for lam in lams:
+            mu_s = rmboost_lp(tau, lam, H)[0]
+            rules = {"h_μ̂": np.clip(0.5 + H @ mu_s, 0, 1), "h_Bayes": h_b, "½": np.full(len(h_b), 0.5)}
+            rules.update({f"random {i}": rng.random(len(h_b)) for i in range(n_random)})
+            for lab, h in rules.items():
+                left, mu, s = _lemma5_sides(H, h, tau, lam)
+                labels.append(f"{name}, λ={lam:g}, h={lab}"); q.append(left)
+                for k, v in (("1", 1.0), ("−τᵀμ", -tau @ mu), ("λ‖μ‖₁", lam * np.abs(mu).sum()), ("sup", s)):
+                    terms[k].append(v)
+    return _check("RMBoost Lemma 5", labels, q, terms, scale, drop, factors, sense="=", tol=1e-7)
+
+register_check('RMBoost Lemma 5', check_rmboost_lemma5, {}, "FiniteWorld m=40, 2 τ × 2 λ × 4 rules, two independent LPs",
+               {"bound × 0.9": dict(scale=0.9), "λ‖μ‖₁ dropped": dict(drop="λ‖μ‖₁"), "sup dropped": dict(drop="sup")}, ref='lem-rmboost-5')
+
+# %% ../nbs/10_rmboost.ipynb #0417c49d
+def _minimax_joint(H, tau, lam):
+    "The minimax risk by brute force: min over rules h(+1|·) ∈ [0,1]^m and μ of the right side of Lemma 5 (one LP)."
+    from scipy.optimize import linprog
+    m, T = H.shape
+    G, I = np.vstack([H, -H]), np.eye(m)
+    r = linprog(np.r_[lam - tau, lam + tau, 1.0, np.zeros(m)],
+                A_ub=np.hstack([G, -G, -np.ones((2 * m, 1)), np.vstack([-I, I])]), b_ub=np.r_[np.zeros(m), np.ones(m)],
+                bounds=[(0, None)] * (2 * T) + [(None, None)] + [(0, 1)] * m, method="highs")
+    if r.status != 0: raise RuntimeError(f"joint minimax LP failed: {r.message}")
+    return 1 + r.fun
+
+def check_rmboost_thm1(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                       lams=(0.01, 0.2), # λ
+                       settings=None, # noise settings of the bed (their τ); default all
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """RMBoost Theorem 1: for μ* solving (6), the rule h_μ* = yħᵀμ* + ½ is minimax and R̄ = F(μ*) = ½ − τᵀμ* + λ‖μ*‖₁.
+    Two independent computations of R̄ must equal F(μ*): the worst-case error of h_μ* over U (Lemma 5's left side)
+    and the joint min–max LP over all rules h(+1|·) ∈ [0,1]^X. Terms: `½`, `−τᵀμ*`, `λ‖μ*‖₁`. With `form="restricted"`
+    μ* solves the LP with constraints only at a few sample atoms (as (16) does), whose rule must be clipped: the
+    identity fails."""
+    bed = rmboost_bed() if bed is None else bed
+    H = bed.H
+    labels, q, terms = [], [], {k: [] for k in ("½", "−τᵀμ*", "λ‖μ*‖₁")}
+    for name, tau in _bed_taus(bed, settings).items():
+        for lam in lams:
+            mu = rmboost_lp(tau, lam, H)[0]
+            h = np.clip(0.5 + H @ mu, 0, 1)
+            for what, val in (("worst case of h_μ*", _lemma5_sides(H, h, tau, lam)[0]), ("joint min–max LP", _minimax_joint(H, tau, lam))):
+                labels.append(f"{name}, λ={lam:g}: {what}"); q.append(val)
+                for k, v in (("½", 0.5), ("−τᵀμ*", -tau @ mu), ("λ‖μ*‖₁", lam * np.abs(mu).sum())): terms[k].append(v)
+    return _check("RMBoost Theorem 1", labels, q, terms, scale, drop, factors, sense="=", tol=1e-7)
+
+register_check('RMBoost Theorem 1', check_rmboost_thm1, {}, "FiniteWorld m=40, 4 τ × 2 λ, worst case and joint min–max LP",
+               {"bound × 0.9": dict(scale=0.9), "λ‖μ*‖₁ dropped": dict(drop="λ‖μ*‖₁")}, ref='thm-rmboost-1')
+
+# %% ../nbs/10_rmboost.ipynb #89bac9e0
+def _mu_family(mu_o, mu_s):
+    """Labels and rows μ = (1−t)μ_o + tν for ν ∈ {0, μ̂, ±½e_j}, t ∈ {0.1, 0.5, 1}: all feasible when μ_o and μ̂
+    are (|ħ_j| ≤ 1), and they move μ_o towards, and past, every direction the Hölder steps of the proofs bound."""
+    T = len(mu_o)
+    nus = [("0", np.zeros(T)), ("μ̂", mu_s)] + [(f"{'+-'[k]}½e{j}", (0.5 - k) * np.eye(T)[j]) for j in range(T) for k in (0, 1)]
+    labels, rows = [], []
+    for name, nu in nus:
+        for t in (0.1, 0.5, 1.0):
+            labels.append(f"t={t} ν={name}"); rows.append((1 - t) * mu_o + t * nu)
+    return labels, np.array(rows)
+
+def check_rmboost_thm2(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                       lam: float = 0.01, # λ of (6)
+                       form: str = "11", # "11" or "12" (the P_noise < ½ form with √Var)
+                       settings=None, # noise settings of the bed to use; default all (only P < ½ for (12))
+                       scale: float = 1.0, drop=(), factors=None, # mutation: bound × scale, terms deleted / rescaled
+                      ) -> BoundCheck:
+    """RMBoost Theorem 2: R(h_μ) ≤ R(h_μo) + ε_opt + (ε_est + 2P + λ)‖μ−μo‖₁ (11), or with ε_opt, ε_est,
+    2√Var and λ divided by 1 − 2P (12); μ ranges over a family of feasible μ between μ_o, 0, the solution μ̂ of (6)
+    and single rules. Terms: `R(μo)`, `ε_opt`, `ε_est`, `noise` (2P or 2√Var), `λ`."""
+    bed = rmboost_bed() if bed is None else bed
+    if form not in ("11", "12"): raise ValueError(f"form must be '11' or '12'; got {form!r}.")
+    H, E = bed.H, bed.E_star
+    mu_o = rmboost_lp(E, lam, H)[0]
+    R_o = bed.risk(mu_o)
+    labels, q, terms = [], [], {k: [] for k in ("R(μo)", "ε_opt", "ε_est", "noise", "λ")}
+    for name in (settings or bed.noise):
+        P, var, _, tau, E_tr = bed.stats(name)
+        if form == "12" and P >= 0.5: continue
+        eps_est = float(np.max(np.abs(E_tr - tau)))
+        mu_s, R_bar, _ = rmboost_lp(tau, lam, H)
+        d = 1.0 if form == "11" else 1 - 2 * P
+        noise = 2 * P if form == "11" else 2 * np.sqrt(var)
+        labs, M = _mu_family(mu_o, mu_s)
+        l1 = np.abs(M - mu_o).sum(axis=1)
+        labels += [f"{name}, {lab}" for lab in labs]; q.append(bed.risk(M))
+        for k, v in (("R(μo)", np.full(len(M), R_o)), ("ε_opt", _eps_opt(bed, M, tau, lam, R_bar) / d),
+                     ("ε_est", eps_est * l1 / d), ("noise", noise * l1 / d), ("λ", lam * l1 / d)):
+            terms[k].append(v)
+    return _check(f"RMBoost Theorem 2, ({form})", labels, np.concatenate(q),
+                  {k: np.concatenate(v) for k, v in terms.items()}, scale, drop, factors)
+
+def _eps_opt(bed, M, tau, lam, R_bar):
+    "ε_opt of each row μ of M for (6) with τ, λ (definition (9)): F(μ) − R̄ + E_x(|f_μ| − ½)_+."
+    return 0.5 - M @ tau + lam * np.abs(M).sum(axis=1) - R_bar + bed.viol(M)
+
+_HALF_RM = {k: 0.5 for k in ("ε_opt", "ε_est", "noise", "λ")}
+
+register_check('RMBoost Theorem 2, (11)', check_rmboost_thm2, {}, "FiniteWorld m=40, 4 noise settings × 486 feasible μ",
+               {"bound × 0.9": dict(scale=0.9), "2P deleted": dict(drop="noise"),
+                                 "ε_est deleted": dict(drop="ε_est"), "λ deleted": dict(drop="λ"),
+                                 "excess halved": dict(factors=_HALF_RM)}, ref='thm-rmboost-2')
+register_check('RMBoost Theorem 2, (12)', check_rmboost_thm2, dict(form="12"), "same, P < ½ settings",
+               {"bound × 0.9": dict(scale=0.9), "2√Var deleted": dict(drop="noise"),
+                                 "ε_est deleted": dict(drop="ε_est")}, ref='thm-rmboost-2')
+
+# %% ../nbs/10_rmboost.ipynb #a97b1fdf
+def bayes_representation(bed: RMBoostBed, # test bed
+                         kind: str = "exact", # "exact": min-‖μ‖₁ with 2Hμ = h_Bayes; "poor": ½ × the best single rule
+                        ) -> tuple[np.ndarray, float]:
+    "A μ_B for Theorem 3 and its ε_approx = max_x |h_Bayes(x) − 2ħ(x)ᵀμ_B|, computed exactly."
+    from scipy.optimize import linprog
+    H = bed.H; T = H.shape[1]
+    h_b = np.where(bed.world.eta > 0.5, 1.0, -1.0)
+    if kind == "exact":
+        r = linprog(np.ones(2 * T), A_eq=np.hstack([H, -H]), b_eq=h_b / 2, bounds=(0, None), method="highs")
+        if r.status != 0: raise RuntimeError(f"min-L1 representation LP failed: {r.message}")
+        mu_B = r.x[:T] - r.x[T:]
+    elif kind == "poor":
+        mu_B = 0.5 * np.eye(T)[int(np.argmax(bed.E_star))]
+    else: raise ValueError(f"kind must be 'exact' or 'poor'; got {kind!r}.")
+    return mu_B, float(np.max(np.abs(h_b - 2 * H @ mu_B)))
+
+def check_rmboost_thm3(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                       lams=(0.01, 0.2), # the λ of (6) to use
+                       mu_B_kinds=("exact", "poor"), # μ_B choices (see `bayes_representation`)
+                       settings=None, # noise settings of the bed; default all
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """RMBoost Theorem 3 (15): R(h_μ) ≤ R_Bayes + ε_opt + ε_approx + (ε_est + 2P + λ)(‖μ−μ_B‖₁ + ‖μ_B‖₁) for μ
+    in a family of feasible μ around μ_B/C, C = max(1, sup|2ħᵀμ_B|). Terms: `R_Bayes`, `ε_opt`, `ε_approx`,
+    `ε_est`, `noise`, `λ`."""
+    bed = rmboost_bed() if bed is None else bed
+    H, R_B = bed.H, bed.world.bayes_risk()
+    labels, q, terms = [], [], {k: [] for k in ("R_Bayes", "ε_opt", "ε_approx", "ε_est", "noise", "λ")}
+    for kind in mu_B_kinds:
+        mu_B, eps_a = bayes_representation(bed, kind)
+        C = max(1.0, float(np.max(np.abs(2 * H @ mu_B))))
+        for lam in lams:
+            for name in (settings or bed.noise):
+                P, var, _, tau, E_tr = bed.stats(name)
+                eps_est = float(np.max(np.abs(E_tr - tau)))
+                mu_s, R_bar, _ = rmboost_lp(tau, lam, H)
+                labs, M = _mu_family(mu_B / C, mu_s)
+                L = np.abs(M - mu_B).sum(axis=1) + np.abs(mu_B).sum()
+                labels += [f"μ_B {kind}, λ={lam:g}, {name}, {lab}" for lab in labs]; q.append(bed.risk(M))
+                for k, v in (("R_Bayes", np.full(len(M), R_B)), ("ε_opt", _eps_opt(bed, M, tau, lam, R_bar)),
+                             ("ε_approx", np.full(len(M), eps_a)), ("ε_est", eps_est * L), ("noise", 2 * P * L),
+                             ("λ", lam * L)):
+                    terms[k].append(v)
+    return _check("RMBoost Theorem 3, (15)", labels, np.concatenate(q),
+                  {k: np.concatenate(v) for k, v in terms.items()}, scale, drop, factors)
+
+register_check('RMBoost Theorem 3, (15)', check_rmboost_thm3, {}, "same, μ_B exact and poor, λ ∈ {0.01, 0.2}",
+               {"bound × 0.9": dict(scale=0.9), "2P deleted": dict(drop="noise"),
+                                 "ε_approx deleted": dict(drop="ε_approx"), "ε_opt deleted": dict(drop="ε_opt")}, ref='thm-rmboost-3')
+
+# %% ../nbs/10_rmboost.ipynb #5f898f4e
+def check_rmboost_eq13(ns=(100, 1000, 10_000), # sample sizes
+                       deltas=(0.1, 1e-2, 1e-4, 1e-6, 1e-9), # failure probabilities
+                       form: str = "corrected", # "corrected": 2R + √(2 log(2/δ)/n); "printed": 2R + √(log(2/δ)/(2n)); "vc": the printed VC form with D = 1
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """RMBoost (13), the bound on ε_est holding with probability ≥ 1 − δ, in quantile form: the exact (1−δ)-quantile of
+    ε_est = max_ħ |E_tr[yħ] − (1/n)Σ y_iħ(x_i)| is at most the bound. Test bed: H = {+1, −1} (the constant rules,
+    VC dimension 1) and balanced training labels, where y_iħ(x_i) = ±1 has the largest variance; ε_est = |2B/n − 1|,
+    B ~ Bin(n, ½), and the Rademacher complexity R = E|2B'/n − 1| are exact. With values in [−1, 1] the bounded
+    differences are 2/n, so McDiarmid gives √(2 log(2/δ)/n); the printed √(log(2/δ)/(2n)) (range 1) fails for
+    δ ≤ 10⁻⁴ at n ≥ 1000. Terms: `2R` (or `VC`), `deviation`."""
+    from scipy import stats
+    if form not in ("corrected", "printed", "vc"): raise ValueError(f"form must be 'corrected', 'printed' or 'vc'; got {form!r}.")
+    labels, q, t1, t2 = [], [], [], []
+    for n in ns:
+        B = np.arange(n + 1)
+        pmf, dev = stats.binom.pmf(B, n, 0.5), np.abs(2 * B / n - 1)
+        o = np.argsort(dev, kind="stable"); c = np.cumsum(pmf[o])
+        R = float(pmf @ dev)
+        for d in deltas:
+            labels.append(f"n={n} δ={d:g}"); q.append(float(dev[o][np.searchsorted(c, 1 - d - 1e-12)]))
+            t1.append(2 * np.sqrt(2 * np.log(3 * n) / n) if form == "vc" else 2 * R)
+            t2.append(np.sqrt(2 * np.log(2 / d) / n) if form == "corrected" else np.sqrt(np.log(2 / d) / (2 * n)))
+    return _check(f"RMBoost (13) ({form})", labels, q, {"VC" if form == "vc" else "2R": t1, "deviation": t2},
+                  scale, drop, factors, tol=1e-12)
+
+register_check('RMBoost (13)', check_rmboost_eq13, {}, "constant rules, balanced labels, exact binomial quantiles",
+               {"printed constant": dict(form="printed"), "bound × 0.7": dict(scale=0.7)}, ref='thm-rmboost-2')
+
+# %% ../nbs/10_rmboost.ipynb #3c7972b5
+def _lemma6_mus(bed, lam=0.01):
+    "A family of μ for Lemma 6(a): t·μ_o (t ∈ {½, 1, 3/2, 2, 4}; feasible up to t = 1, clipped beyond) and t·½e_j for every rule j (t ∈ {1, 2})."
+    H, T = bed.H, bed.H.shape[1]
+    mu_o = rmboost_lp(bed.E_star, lam, H)[0]
+    labels, rows = [], []
+    for t in (0.5, 1.0, 1.5, 2.0, 4.0): labels.append(f"{t:g}·μ_o"); rows.append(t * mu_o)
+    for j in range(T):
+        for t in (1.0, 2.0): labels.append(f"{t:g}·½e{j}"); rows.append(0.5 * t * np.eye(T)[j])
+    return labels, np.array(rows)
+
+def check_rmboost_lemma6a(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                          scale: float = 1.0, drop=(), factors=None, # mutation
+                         ) -> BoundCheck:
+    """RMBoost Lemma 6(a): R(h_μ) ≤ ½ − E*ᵀμ + E_x(|ħ(x)ᵀμ| − ½)_+ for any μ, with equality when |f_μ| ≤ ½. Exact on the
+    FiniteWorld for μ = t·μ_o and t·½e_j: at feasible μ the bound is attained (so × 0.9 fails); at t > 1 the rule is
+    clipped and the violation term is needed. Terms: `½`, `−E*ᵀμ`, `V(μ)`."""
+    bed = rmboost_bed() if bed is None else bed
+    labels, M = _lemma6_mus(bed)
+    return _check("RMBoost Lemma 6(a)", labels, bed.risk(M),
+                  {"½": np.full(len(M), 0.5), "−E*ᵀμ": -(M @ bed.E_star), "V(μ)": bed.viol(M)}, scale, drop, factors, tol=1e-12)
+
+register_check('RMBoost Lemma 6(a)', check_rmboost_lemma6a, {}, "FiniteWorld, t·μ_o and t·½e_j (feasible and clipped)",
+               {"bound × 0.9": dict(scale=0.9), "V(μ) dropped": dict(drop="V(μ)")}, ref='lem-rmboost-6')
+
+# %% ../nbs/10_rmboost.ipynb #d990a9bb
+def check_rmboost_lemma6b(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()` (its noise settings, plus a one-sided one)
+                          n_functions: int = 20, random_state=0, # random f: X → ℝ per noise setting
+                          form: str = "stated", # "stated": ρ_y; "rho_minus_y": ρ_{−y} in place of ρ_y (an index slip)
+                          scale: float = 1.0, drop=(), factors=None, # mutation
+                         ) -> BoundCheck:
+    """RMBoost Lemma 6(b): E_{p^tr}[y f(x)] = E_{p*}[y f(x)(1 − 2ρ_y(x))], exactly on the FiniteWorld for random f and
+    every noise setting of the bed plus one-sided noise ρ₊ ~ U[0, 0.4], ρ₋ = 0. Terms: `E*[yf]`, `−2E*[yfρ_y]`
+    (the factor 2 → 1 fails; ρ_{−y} for ρ_y fails under asymmetric noise)."""
+    bed = rmboost_bed() if bed is None else bed
+    if form not in ("stated", "rho_minus_y"): raise ValueError(f"form must be 'stated' or 'rho_minus_y'; got {form!r}.")
+    rng = np.random.default_rng(random_state)
+    px, eta = bed.world.px, bed.world.eta
+    settings = {k: v[:2] for k, v in bed.noise.items()}
+    settings["one-sided"] = (rng.uniform(0, 0.4, len(px)), np.zeros(len(px)))
+    labels, q, t1, t2 = [], [], [], []
+    for name, (rp, rn) in settings.items():
+        eta_tr = (1 - rp) * eta + rn * (1 - eta)
+        if form == "rho_minus_y": rp, rn = rn, rp
+        for i in range(n_functions):
+            f = rng.normal(size=len(px))
+            labels.append(f"{name}, f{i}"); q.append(px @ (f * (2 * eta_tr - 1)))
+            t1.append(px @ (f * (2 * eta - 1))); t2.append(-2 * px @ (f * (eta * rp - (1 - eta) * rn)))
+    return _check(f"RMBoost Lemma 6(b) ({form})", labels, q, {"E*[yf]": t1, "−2E*[yfρ_y]": t2}, scale, drop, factors,
+                  sense="=", tol=1e-12)
+
+register_check('RMBoost Lemma 6(b)', check_rmboost_lemma6b, {}, "FiniteWorld, 5 noise settings × 20 random f",
+               {"factor 2 → 1": dict(factors={"−2E*[yfρ_y]": 0.5}), "ρ_{−y} for ρ_y": dict(form="rho_minus_y")}, ref='lem-rmboost-6')
+
+# %% ../nbs/10_rmboost.ipynb #3eb8c04f
+def check_rmboost_lemma7(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                         lam: float = 0.01, # λ of (6)
+                         settings=None, # noise settings of the bed; default all
+                         scale: float = 1.0, drop=(), factors=None, # mutation
+                        ) -> BoundCheck:
+    """RMBoost Lemma 7: for any μ with ε_opt = F(μ) − R̄ + E_x(|f_μ| − ½)_+ (definition (9) with equality),
+    R(h_μ) ≤ R̄ + ε_opt + (ε_est + 2P − λ)‖μ‖₁, with μ over the family of `check_rmboost_thm2` around the solution μ̂
+    of (6) (towards 0, the clean population solution μ_o and every single rule). On the clean population setting the bound is attained at μ̂ (× 0.9 fails); uniform noise 0.3 needs 2P,
+    the clean sample ε_est. Terms: `R̄`, `ε_opt`, `ε_est`, `noise`, `−λ` (subtracted, and cancelled by the λ‖μ‖₁ inside
+    ε_opt: deleting it only loosens the bound)."""
+    bed = rmboost_bed() if bed is None else bed
+    H = bed.H
+    labels, q, terms = [], [], {k: [] for k in ("R̄", "ε_opt", "ε_est", "noise", "−λ")}
+    for name in (settings or bed.noise):
+        P, var, _, tau, E_tr = bed.stats(name)
+        eps_est = float(np.max(np.abs(E_tr - tau)))
+        mu_s, R_bar, _ = rmboost_lp(tau, lam, H)
+        labs, M = _mu_family(mu_s, rmboost_lp(bed.E_star, lam, H)[0])     # around μ̂, towards 0, μ_o and single rules
+        l1 = np.abs(M).sum(axis=1)
+        labels += [f"{name}, {lab}".replace("ν=μ̂", "ν=μ_o") for lab in labs]; q.append(bed.risk(M))
+        for k, v in (("R̄", np.full(len(M), R_bar)), ("ε_opt", _eps_opt(bed, M, tau, lam, R_bar)),
+                     ("ε_est", eps_est * l1), ("noise", 2 * P * l1), ("−λ", -lam * l1)):
+            terms[k].append(v)
+    return _check("RMBoost Lemma 7", labels, np.concatenate(q), {k: np.concatenate(v) for k, v in terms.items()},
+                  scale, drop, factors)
+
+register_check('RMBoost Lemma 7', check_rmboost_lemma7, {}, "FiniteWorld, 4 noise settings × 486 μ around μ̂",
+               {"bound × 0.9": dict(scale=0.9), "2P dropped": dict(drop="noise"), "ε_est dropped": dict(drop="ε_est"),
+                         "ε_opt dropped": dict(drop="ε_opt")}, ref='lem-rmboost-7')
+
+# %% ../nbs/10_rmboost.ipynb #ebfc2ec9
+def rmboost_margin_world(m: int = 32, # atoms (uniform marginal)
+                         random_state=0, # seed of the Bayes signs
+                        ):
+    """The world of the consistency check: m equally likely atoms with margins |2η_k − 1| = k/(2m), k = 1..m, spread
+    evenly so that more atoms are resolved as n grows (the excess risk decays polynomially before the last atom is
+    resolved, near n ≈ 4m⁴), and seeded Bayes signs s_k. Returns (px, η, s)."""
+    rng = np.random.default_rng(random_state)
+    s = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    return np.full(m, 1 / m), 0.5 + 0.5 * s * np.arange(1, m + 1) / (2 * m), s
+
+def check_rmboost_consistency(ns=(10**4, 10**4.5, 10**5, 10**5.5), # sample sizes (the slope is fitted over log n)
+                              reps: int = 10, # samples per n (the mean excess risk is fitted)
+                              lam="1/sqrt(n)", # "1/sqrt(n)" (the paper's default, → 0) or a fixed float (mutation)
+                              noise: float = 0.0, # flip rate ρ₊ of one-sided noise (ρ₋ = 0); > 0 biases τ (mutation)
+                              rules: str = "full", # "full": one-hot rules of every atom and the constants; "half": one-hot rules of half the atoms (ε_approx = 1, mutation)
+                              m: int = 32, random_state=0,
+                              scale: float = 1.0, drop=(), factors=None, # mutation
+                             ) -> BoundCheck:
+    """RMBoost consistency (Theorem 3 as n → ∞) as a rate check. On `rmboost_margin_world` with the sign-closed rules
+    ±(one-hot of atom k) and ±1, ε_approx = 0 (μ_B = ½Σ_k s_k e_k) and (6) is solved exactly (ε_opt = 0); with clean
+    labels and λ = n^{−1/2}, (15) bounds the excess risk R(h_μ̂) − R_Bayes by (ε_est + λ)(‖μ̂−μ_B‖₁ + ‖μ_B‖₁) =
+    O(n^{−1/2}) (ε_est = O(n^{−1/2}) for a finite class). Samples are drawn as multinomial counts (exact, at any n), the
+    risk is exact. Quantity: the fitted slope of log(mean excess) on log n; bound: the theorem's rate −½. Mutations
+    that break a hypothesis stall the excess risk (slope ≈ 0): a fixed λ, one-sided noise (2P > 0, a biased τ), or
+    a rule class that cannot represent the Bayes rule. Term: `rate −½`."""
+    if rules not in ("full", "half"): raise ValueError(f"rules must be 'full' or 'half'; got {rules!r}.")
+    px, eta, s = rmboost_margin_world(m, random_state)
+    keep = np.arange(m) if rules == "full" else np.arange(0, m, 2)
+    I = np.eye(m)[:, keep]
+    H = np.hstack([I, -I, np.ones((m, 1)), -np.ones((m, 1))])
+    eta_tr = (1 - noise) * eta
+    R_B = float(px @ np.minimum(eta, 1 - eta))
+    rng = np.random.default_rng(random_state)
+    excess = []
+    for n in ns:
+        n = int(round(n)); lam_n = 1 / np.sqrt(n) if lam == "1/sqrt(n)" else float(lam)
+        e = []
+        for _ in range(reps):
+            c = rng.multinomial(n, np.r_[px * eta_tr, px * (1 - eta_tr)]) / n
+            mu = rmboost_lp(H.T @ (c[:m] - c[m:]), lam_n, H)[0]
+            h = np.clip(0.5 + H @ mu, 0, 1)
+            e.append(float(px @ (eta * (1 - h) + (1 - eta) * h)) - R_B)
+        excess.append(np.mean(e))
+    slope = float(np.polyfit(np.log(np.asarray(ns, float)), np.log(np.maximum(excess, 1e-300)), 1)[0])
+    return _check(f"RMBoost consistency (λ = {lam}, noise {noise:g}, rules {rules})",
+                  [f"mean excess risk {np.round(excess, 5).tolist()}"], [slope], {"rate −½": [-0.5]}, scale, drop,
+                  factors, tol=0.0)
+
+register_check('RMBoost consistency (Theorem 3, n → ∞)', check_rmboost_consistency, {}, "32 atoms, margins k/64, n = 10⁴…10^5.5, slope vs −½",
+               {"fixed λ": dict(lam=0.01), "one-sided noise 0.2": dict(noise=0.2),
+                                                "half the one-hot rules": dict(rules="half")}, ref='thm-rmboost-3')
+
+# %% ../nbs/10_rmboost.ipynb #d955f915
+def column_generation_path(Phi, # (n, T) values of the whole rule class at the training points
+                           y, # ±1 labels
+                           lam: float, # λ
+                           n_rounds: int = 30, # at most this many rules
+                           inexact: float = 0.0, # 0: exact pricing (argmax edge); q > 0: a rule drawn uniformly among those whose edge is at least (1−q)·max
+                           random_state=0, # seed of the inexact choice
+                          ):
+    """Algorithm 1 on a finite rule class through `rmboost_full_lp` (restricted master (16) over the chosen rules):
+    yields `(k, S, mu, R, p)` for k = 0 (no rule: μ = 0, R = ½) and every later round, with the weights
+    p = y/n − (α − β) that price the next rule. Only the LP functions of `robust_ref.rmboost` are used."""
+    Phi, y = np.asarray(Phi, float), np.asarray(y, float)
+    n = len(y); rng = np.random.default_rng(random_state)
+    S, mu, R, p = [], np.zeros(0), 0.5, y / n
+    yield 0, [], mu, R, p
+    for k in range(1, n_rounds + 1):
+        edge = np.abs(Phi.T @ p)
+        if edge.max() <= lam + 1e-12: return
+        cand = np.flatnonzero(edge >= (1 - inexact) * edge.max()) if inexact else [int(np.argmax(edge))]
+        cand = [j for j in cand if j not in S and edge[j] > lam] or [int(np.argmax(edge))]
+        j = int(rng.choice(cand)) if inexact else int(cand[0])
+        if j in S: return
+        S = S + [j]
+        mu, R, amb = rmboost_full_lp(Phi[:, S], y, lam)
+        p = y / n - amb
+        yield k, S, mu, R, p
+
+def _bed_sample(bed, eta_tr, n, seed):
+    rng = np.random.default_rng(seed)
+    idx = rng.choice(len(bed.world.px), size=n, p=bed.world.px)
+    return idx, np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0)
+
+def rmboost_iterate_runs(bed: RMBoostBed | None = None, n_small: int = 30, n_large: int = 400):
+    """Training runs of the Theorem 4 / Theorem 8 checks: name → (ρ₊, ρ₋, n, seed). `rule-copy`: every label is
+    replaced by the value of the rule j most correlated with y (flips exactly where ħ_j errs, P = R(ħ_j)): the noisy
+    τ_j = 1 while E*_j = 1 − 2P, so the Hölder step of Theorem 4 is attained and 2P is needed; `uniform 0.2, n small`
+    and `clean, n small`: few points on 40 atoms, so ε_est is needed and (with random rules) the population
+    violation V_k is positive."""
+    bed = rmboost_bed() if bed is None else bed
+    j = int(np.argmax(bed.E_star)); hj = bed.H[:, j]
+    z = np.zeros(len(hj))
+    return {f"rule-copy n={n_large}": ((hj < 0).astype(float), (hj > 0).astype(float), n_large, 1),
+            f"uniform 0.2 n={n_small}": (z + 0.2, z + 0.2, n_small, 2),
+            f"clean n={n_small}": (z, z, n_small, 3)}
+
+# %% ../nbs/10_rmboost.ipynb #a7e8b4ea
+def check_rmboost_thm4(beds=None, # test beds; default `rmboost_bed()` and `rmboost_bed(rules="random")`
+                       lam: float = 0.01, # λ
+                       runs=None, # name → (ρ₊, ρ₋, n, seed), the same for each bed; default `rmboost_iterate_runs(bed)`
+                       n_rounds: int = 20, # rounds of Algorithm 1 per run
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """The deterministic core of RMBoost Theorem 4, at every iterate of Algorithm 1 (exact pricing):
+    R(h_μ(k)) ≤ R^(k) + V_k + (ε_est^supp + 2P − λ)‖μ^(k)‖₁, V_k = E_x(|f|−½)_+ the population violation
+    (bounded by ε(δ) in the theorem; here exact). Terms: `R^(k)`, `V_k`, `ε_est`, `noise`, `−λ`."""
+    beds = (rmboost_bed(), rmboost_bed(rules="random")) if beds is None else beds
+    labels, q, terms = [], [], {k: [] for k in ("R^(k)", "V_k", "ε_est", "noise", "−λ")}
+    pairs = [(bed, name, run) for bed in beds for name, run in (rmboost_iterate_runs(bed) if runs is None else runs).items()]
+    for bed, name, (rp, rn, n, seed) in pairs:
+        H, px, eta = bed.H, bed.world.px, bed.world.eta
+        name = f"{bed.name}, {name}"
+        P = float(px @ (eta * rp + (1 - eta) * rn))
+        eta_tr = (1 - rp) * eta + rn * (1 - eta)
+        E_tr = H.T @ (px * (2 * eta_tr - 1))
+        idx, y = _bed_sample(bed, eta_tr, n, seed)
+        Phi = H[idx]; tau = Phi.T @ y / n
+        for k, S, mu, R, p in column_generation_path(Phi, y, lam, n_rounds):
+            if not S: continue
+            mu_all = np.zeros(H.shape[1]); np.add.at(mu_all, S, mu)
+            l1 = np.abs(mu).sum()
+            e_supp = float(np.max(np.abs(E_tr[S] - tau[S])))
+            labels.append(f"{name}, round {k}"); q.append(bed.risk(mu_all))
+            for key, v in (("R^(k)", R), ("V_k", bed.viol(mu_all)), ("ε_est", e_supp * l1), ("noise", 2 * P * l1),
+                           ("−λ", -lam * l1)):
+                terms[key].append(v)
+    return _check("RMBoost Theorem 4 (deterministic core)", labels, q, terms, scale, drop, factors)
+
+register_check('RMBoost Theorem 4 (core)', check_rmboost_thm4, {}, "Algorithm 1 iterates, rule-copy / uniform / clean runs",
+               {"2P → P": dict(factors={"noise": 0.5}), "bound × 0.9": dict(scale=0.9),
+                                  "ε_est deleted": dict(drop="ε_est")}, ref='thm-rmboost-4')
+
+# %% ../nbs/10_rmboost.ipynb #cd7c683f
+def check_rmboost_thm8(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
+                       lams=(0.01, 0.05), # λ values
+                       runs=None, # name → (ρ₊, ρ₋, n, seed); default `rmboost_iterate_runs(bed)`
+                       n_rounds: int = 15, inexact: float = 0.5, # an inexact learner: a random rule among those within 50% of the best edge
+                       form: str = "corrected", # "corrected" or "printed" (the paper's extra 1/n in ε_base)
+                       scale: float = 1.0, drop=(), factors=None, # mutation
+                      ) -> BoundCheck:
+    """RMBoost Theorem 8 (corrected): R^(k) ≤ R̃ + ε_base^(k)‖μ̃‖₁ with ε_base^(k) = (max_ħ Σ_i p_i ħ(x_i) − λ)_+ at
+    every round of Algorithm 1 run with an inexact learner (round 0, μ = 0, included); `form="printed"` puts the
+    paper's extra 1/n in front of the sum. Terms: `R̃`, `ε_base`."""
+    bed = rmboost_bed() if bed is None else bed
+    if form not in ("corrected", "printed"): raise ValueError(f"form must be 'corrected' or 'printed'; got {form!r}.")
+    runs = rmboost_iterate_runs(bed) if runs is None else runs
+    H, px, eta = bed.H, bed.world.px, bed.world.eta
+    labels, q, terms = [], [], {"R̃": [], "ε_base": []}
+    for name, (rp, rn, n, seed) in runs.items():
+        idx, y = _bed_sample(bed, (1 - rp) * eta + rn * (1 - eta), n, seed)
+        Phi = H[idx]
+        for lam in lams:
+            mu_t, R_t, _ = rmboost_full_lp(Phi, y, lam)
+            for k, S, mu, R, p in column_generation_path(Phi, y, lam, n_rounds, inexact=inexact, random_state=seed):
+                edge = float(np.max(np.abs(Phi.T @ p))) / (n if form == "printed" else 1)
+                labels.append(f"{name}, λ={lam:g}, round {k}"); q.append(R)
+                terms["R̃"].append(R_t); terms["ε_base"].append(max(edge - lam, 0.0) * np.abs(mu_t).sum())
+    return _check(f"RMBoost Theorem 8 ({form})", labels, q, terms, scale, drop, factors, tol=1e-8)
+
+register_check('RMBoost Theorem 8', check_rmboost_thm8, {}, "inexact Algorithm 1, rounds 0–15, λ ∈ {0.01, 0.05}",
+               {"ε_base × 0.5": dict(factors={"ε_base": 0.5}), "printed 1/n": dict(form="printed"),
+                           "bound × 0.9": dict(scale=0.9)}, ref='thm-rmboost-8')
+
+# %% ../nbs/10_rmboost.ipynb #c3f66332
+RMBOOST_TABLE4_COLUMNS = {"avg_rank_clean": None, "delta_uniform_10": ("uniform", 0.1),
+                          "delta_uniform_20": ("uniform", 0.2), "delta_adversarial_10": ("adversarial", 0.1),
+                          "delta_adversarial_20": ("adversarial", 0.2)}
+
+def _half_unit_2sig(x) -> np.ndarray:
+    "Half a unit of the last digit of values printed with two significant digits (21 → 0.5, 9.1 → 0.05)."
+    x = np.abs(np.asarray(x, dtype=np.float64))
+    return 0.5 * 10.0 ** (np.floor(np.log10(np.maximum(x, 1e-300))) - 1)
+
+def rmboost_table4_from_table3(table3: pd.DataFrame | None = None, # RMBoost Table 3; default `published_table("rmboost", 3)`
+                               exclude=("Minimax",), # methods left out of Table 4
+                              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """RMBoost Table 4 recomputed from Table 3 (columns dataset, noise, rate, method, mean): per method, the average
+    rank of the clean error over the datasets (rank 1 = lowest error, ties averaged) and the average over the datasets
+    of noisy minus clean error for each noise setting. Returns `(table4, rounding)`, both indexed by method with the
+    columns of `RMBOOST_TABLE4_COLUMNS`: `rounding` is the worst-case effect of Table 3's two-significant-digit
+    rounding on each entry (for the ranks, the larger distance to the lowest and highest average rank that the
+    rounding intervals allow)."""
+    from robust_ref.datasets import published_table
+    t3 = published_table("rmboost", 3) if table3 is None else table3
+    need = {"dataset", "noise", "rate", "method", "mean"}
+    if not isinstance(t3, pd.DataFrame) or not need <= set(t3.columns):
+        raise ValueError(f"table3 must be a DataFrame with columns {sorted(need)} (as `published_table('rmboost', 3)`).")
+    t3 = t3[~t3["method"].isin(list(exclude))]
+    def pivot(noise, rate, values):
+        s = t3[(t3["noise"] == noise) & np.isclose(t3["rate"], rate)]
+        if s.empty: raise ValueError(f"table3 has no rows for noise={noise!r}, rate={rate}.")
+        return s.assign(half=_half_unit_2sig(s["mean"])).pivot(index="dataset", columns="method", values=values)
+    clean, h0 = pivot("none", 0.0, "mean"), pivot("none", 0.0, "half")
+    lo, hi = (clean - h0).to_numpy(), (clean + h0).to_numpy()
+    k = clean.shape[1]
+    # the rank of method m can go as low as 1 + #{j surely below m} and as high as k − #{j surely above m}
+    rank_min = 1 + (hi[:, None, :] < lo[:, :, None]).sum(axis=2)
+    rank_max = k - (lo[:, None, :] > hi[:, :, None]).sum(axis=2)
+    rank = clean.rank(axis=1).mean()
+    out, tol = {"avg_rank_clean": rank}, {
+        "avg_rank_clean": pd.Series(np.maximum(rank - rank_min.mean(axis=0), rank_max.mean(axis=0) - rank),
+                                    index=clean.columns)}
+    for col, setting in RMBOOST_TABLE4_COLUMNS.items():
+        if setting is None: continue
+        noisy, h = pivot(*setting, "mean"), pivot(*setting, "half")
+        out[col] = (noisy - clean).mean()
+        tol[col] = (h + h0).mean()
+    return pd.DataFrame(out), pd.DataFrame(tol)
+
+# %% ../nbs/10_rmboost.ipynb #d67dd8fa
+def check_rmboost_table4(table4="recomputed", # "recomputed" (consistent with Table 3, rounded to 2 decimals), "published" (the paper's), or a DataFrame like `published_table("rmboost", 4)`
+                         table3: pd.DataFrame | None = None, # RMBoost Table 3; default the published one
+                         scale: float = 1.0, drop=(), factors=None, # mutation
+                        ) -> BoundCheck:
+    """RMBoost Table 4 is Table 3 summarized: every entry of `table4` is within the rounding envelope of its
+    recomputation from `table3` (`rmboost_table4_from_table3`). Quantity: |entry − recomputed|; terms:
+    `Table 3 rounding` (worst case) and `Table 4 rounding` (0.005). The published Table 4 fails."""
+    rec, env = rmboost_table4_from_table3(table3)
+    if isinstance(table4, str):
+        if table4 == "recomputed": t4 = rec.round(2)
+        elif table4 == "published":
+            from robust_ref.datasets import published_table
+            t4 = published_table("rmboost", 4).set_index("method")
+        else: raise ValueError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {table4!r}.")
+    elif isinstance(table4, pd.DataFrame):
+        t4 = table4.set_index("method") if "method" in table4.columns else table4
+    else: raise TypeError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {type(table4).__name__}.")
+    missing = [c for c in RMBOOST_TABLE4_COLUMNS if c not in t4.columns] + [m for m in rec.index if m not in t4.index]
+    if missing:
+        raise ValueError(f"table4 lacks {missing}: it needs a row per method {list(rec.index)} and the columns "
+                         f"{list(RMBOOST_TABLE4_COLUMNS)}.")
+    labels, q, t3r = [], [], []
+    for col in RMBOOST_TABLE4_COLUMNS:
+        for m in rec.index:
+            labels.append(f"{m} {col}: {float(t4.loc[m, col]):.2f} vs {rec.loc[m, col]:.2f}")
+            q.append(abs(float(t4.loc[m, col]) - rec.loc[m, col])); t3r.append(env.loc[m, col])
+    return _check("RMBoost Table 4 vs Table 3", labels, q, {"Table 3 rounding": t3r, "Table 4 rounding": np.full(len(q), 0.005)},
+                  scale, drop, factors)
+
+register_check('RMBoost Table 4 vs Table 3', check_rmboost_table4, {}, "Table 3: 9 methods × 8 datasets × 5 settings, worst-case rounding",
+               {"the printed Table 4": dict(table4="published")})
 
 # %% ../nbs/20_alpha_loss.ipynb #0c8ac970
 import numpy as np
@@ -2357,642 +2996,3 @@ def check_archboost_lemma7_fits(ns=(500,), # training sizes of the ARB-2 fits (T
 
 register_check('Arch Boost Lemma 7 (ARB-2 fits)', check_archboost_lemma7_fits, {}, "ARB-2, n = 500, ζ ∈ [½, 16], and the worst-case sample",
                {"bound × 0.9": dict(scale=0.9), "φ(ζ) only": dict(drop="4 − φ(−ζ)")}, ref='lem-archboost-7')
-
-# %% ../nbs/80_theory.ipynb #17ac9040
-from dataclasses import dataclass, field
-from fastcore.basics import patch
-import numpy as np
-import pandas as pd
-from .datasets import FiniteWorld, make_finite_world, threshold_rules
-from .rmboost import rmboost_full_lp, rmboost_lp
-
-# %% ../nbs/80_theory.ipynb #c7ddf150
-@dataclass(frozen=True, eq=False)
-class RMBoostBed:
-    """RMBoost's exact test bed: a `FiniteWorld`, its rule matrix `H` (atoms × rules, values in [−1, 1]) and named
-    label-noise settings `noise` (name → (ρ₊ per atom, ρ₋ per atom, n or None for the population τ, seed)).
-
-    Attributes
-    ----------
-    world : FiniteWorld
-    H : ndarray of shape (n_atoms, n_rules)
-    noise : dict
-    name : str
-        Short description used in the instance labels.
-    """
-    world: FiniteWorld
-    H: np.ndarray
-    noise: dict
-    name: str = "thresholds"
-
-def rmboost_bed(m: int = 40, # atoms of the FiniteWorld (η(x) = σ(3 sin(x/5)), Dirichlet(5) marginal)
-                random_state=0, # seed of the marginal
-                n: int = 200, # sample size of the finite-sample settings
-                rules: str = "thresholds", # "thresholds" (all ±sign(x − t + ½) and ±1) or "random" (m seeded random ±1 rules, their negations, ±1)
-               ) -> RMBoostBed:
-    """The test bed of the RMBoost checks: FiniteWorld with all threshold rules and four noise settings, chosen so
-    that every term of the bounds is needed somewhere: `clean ∞` (τ = E*, no noise: the bounds are attained at
-    μ = μ_o), `uniform 0.3 ∞` (population τ: the noise term is the only term left to pay for the shrinkage of μ_o),
-    `clean n` (τ from n clean samples: the ε_est term) and `aligned ∞` (ρ_y(x) = 0.25 + 0.2·y·ħ_j(x) for the rule j
-    least correlated with y: the flips correlate with one rule, so 2√Var is needed in (12)). With `rules="random"`
-    the rule values at atoms outside a sample are unrelated to those inside, so the population violation V_k of
-    Theorem 4 is exercised."""
-    world = make_finite_world(m, random_state=random_state)
-    if rules == "thresholds": H = threshold_rules(m).astype(np.float64)
-    elif rules == "random":
-        R = np.where(np.random.default_rng(random_state).random((m, m - 1)) < 0.5, -1.0, 1.0)
-        H = np.hstack([R, -R, np.ones((m, 1)), -np.ones((m, 1))])
-    else: raise ValueError(f"rules must be 'thresholds' or 'random'; got {rules!r}.")
-    E = H.T @ (world.px * (2 * world.eta - 1))
-    j = int(np.argmin(np.abs(E)))
-    z = np.zeros(m)
-    noise = {"clean ∞": (z, z, None, 0), "uniform 0.3 ∞": (z + 0.3, z + 0.3, None, 0),
-             f"clean n={n}": (z, z, n, 0),
-             "aligned ∞": (0.25 + 0.2 * H[:, j], 0.25 - 0.2 * H[:, j], None, 0)}
-    return RMBoostBed(world, H, noise, "thresholds" if rules == "thresholds" else "random rules")
-
-@patch(as_prop=True)
-def E_star(self: RMBoostBed) -> np.ndarray: return self.H.T @ (self.world.px * (2 * self.world.eta - 1))
-
-@patch
-def risk(self: RMBoostBed, mu) -> np.ndarray:
-    "Exact R(h_μ) for μ of shape (T,) or one per row of (k, T)."
-    h = np.clip(0.5 + np.asarray(mu) @ self.H.T, 0, 1)
-    return (self.world.eta * (1 - h) + (1 - self.world.eta) * h) @ self.world.px
-
-@patch
-def viol(self: RMBoostBed, mu) -> np.ndarray:
-    "Exact E_x(|f_μ(x)| − ½)_+ for μ of shape (T,) or (k, T)."
-    return np.maximum(np.abs(np.asarray(mu) @ self.H.T) - 0.5, 0) @ self.world.px
-
-# %% ../nbs/80_theory.ipynb #ff4e846e
-@patch
-def stats(self: RMBoostBed, name):
-    "P_noise, Var ρ_y(x), η_tr, τ, E_tr for the noise setting `name`."
-    rp, rn, n, seed = self.noise[name]
-    px, eta, H = self.world.px, self.world.eta, self.H
-    P = float(px @ (eta * rp + (1 - eta) * rn))
-    var = max(float(px @ (eta * rp**2 + (1 - eta) * rn**2)) - P**2, 0.0)
-    eta_tr = (1 - rp) * eta + rn * (1 - eta)
-    E_tr = H.T @ (px * (2 * eta_tr - 1))
-    if n is None: tau = E_tr
-    else:
-        rng = np.random.default_rng(seed)
-        idx = rng.choice(len(px), size=n, p=px)
-        tau = H[idx].T @ np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0) / n
-    return P, var, eta_tr, tau, E_tr
-
-def _mu_family(mu_o, mu_s):
-    """Labels and rows μ = (1−t)μ_o + tν for ν ∈ {0, μ̂, ±½e_j}, t ∈ {0.1, 0.5, 1}: all feasible when μ_o and μ̂
-    are (|ħ_j| ≤ 1), and they move μ_o towards, and past, every direction the Hölder steps of the proofs bound."""
-    T = len(mu_o)
-    nus = [("0", np.zeros(T)), ("μ̂", mu_s)] + [(f"{'+-'[k]}½e{j}", (0.5 - k) * np.eye(T)[j]) for j in range(T) for k in (0, 1)]
-    labels, rows = [], []
-    for name, nu in nus:
-        for t in (0.1, 0.5, 1.0):
-            labels.append(f"t={t} ν={name}"); rows.append((1 - t) * mu_o + t * nu)
-    return labels, np.array(rows)
-
-def check_rmboost_thm2(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                       lam: float = 0.01, # λ of (6)
-                       form: str = "11", # "11" or "12" (the P_noise < ½ form with √Var)
-                       settings=None, # noise settings of the bed to use; default all (only P < ½ for (12))
-                       scale: float = 1.0, drop=(), factors=None, # mutation: bound × scale, terms deleted / rescaled
-                      ) -> BoundCheck:
-    """RMBoost Theorem 2: R(h_μ) ≤ R(h_μo) + ε_opt + (ε_est + 2P + λ)‖μ−μo‖₁ (11), or with ε_opt, ε_est,
-    2√Var and λ divided by 1 − 2P (12); μ ranges over a family of feasible μ between μ_o, 0, the solution μ̂ of (6)
-    and single rules. Terms: `R(μo)`, `ε_opt`, `ε_est`, `noise` (2P or 2√Var), `λ`."""
-    bed = rmboost_bed() if bed is None else bed
-    if form not in ("11", "12"): raise ValueError(f"form must be '11' or '12'; got {form!r}.")
-    H, E = bed.H, bed.E_star
-    mu_o = rmboost_lp(E, lam, H)[0]
-    R_o = bed.risk(mu_o)
-    labels, q, terms = [], [], {k: [] for k in ("R(μo)", "ε_opt", "ε_est", "noise", "λ")}
-    for name in (settings or bed.noise):
-        P, var, _, tau, E_tr = bed.stats(name)
-        if form == "12" and P >= 0.5: continue
-        eps_est = float(np.max(np.abs(E_tr - tau)))
-        mu_s, R_bar, _ = rmboost_lp(tau, lam, H)
-        d = 1.0 if form == "11" else 1 - 2 * P
-        noise = 2 * P if form == "11" else 2 * np.sqrt(var)
-        labs, M = _mu_family(mu_o, mu_s)
-        l1 = np.abs(M - mu_o).sum(axis=1)
-        labels += [f"{name}, {lab}" for lab in labs]; q.append(bed.risk(M))
-        for k, v in (("R(μo)", np.full(len(M), R_o)), ("ε_opt", _eps_opt(bed, M, tau, lam, R_bar) / d),
-                     ("ε_est", eps_est * l1 / d), ("noise", noise * l1 / d), ("λ", lam * l1 / d)):
-            terms[k].append(v)
-    return _check(f"RMBoost Theorem 2, ({form})", labels, np.concatenate(q),
-                  {k: np.concatenate(v) for k, v in terms.items()}, scale, drop, factors)
-
-# %% ../nbs/80_theory.ipynb #0e0058f7
-def _eps_opt(bed, M, tau, lam, R_bar):
-    "ε_opt of each row μ of M for (6) with τ, λ (definition (9)): F(μ) − R̄ + E_x(|f_μ| − ½)_+."
-    return 0.5 - M @ tau + lam * np.abs(M).sum(axis=1) - R_bar + bed.viol(M)
-
-_HALF_RM = {k: 0.5 for k in ("ε_opt", "ε_est", "noise", "λ")}
-
-register_check('RMBoost Theorem 2, (11)', check_rmboost_thm2, {}, "FiniteWorld m=40, 4 noise settings × 486 feasible μ",
-               {"bound × 0.9": dict(scale=0.9), "2P deleted": dict(drop="noise"),
-                                 "ε_est deleted": dict(drop="ε_est"), "λ deleted": dict(drop="λ"),
-                                 "excess halved": dict(factors=_HALF_RM)}, ref='thm-rmboost-2')
-register_check('RMBoost Theorem 2, (12)', check_rmboost_thm2, dict(form="12"), "same, P < ½ settings",
-               {"bound × 0.9": dict(scale=0.9), "2√Var deleted": dict(drop="noise"),
-                                 "ε_est deleted": dict(drop="ε_est")}, ref='thm-rmboost-2')
-
-# %% ../nbs/80_theory.ipynb #a97b1fdf
-def bayes_representation(bed: RMBoostBed, # test bed
-                         kind: str = "exact", # "exact": min-‖μ‖₁ with 2Hμ = h_Bayes; "poor": ½ × the best single rule
-                        ) -> tuple[np.ndarray, float]:
-    "A μ_B for Theorem 3 and its ε_approx = max_x |h_Bayes(x) − 2ħ(x)ᵀμ_B|, computed exactly."
-    from scipy.optimize import linprog
-    H = bed.H; T = H.shape[1]
-    h_b = np.where(bed.world.eta > 0.5, 1.0, -1.0)
-    if kind == "exact":
-        r = linprog(np.ones(2 * T), A_eq=np.hstack([H, -H]), b_eq=h_b / 2, bounds=(0, None), method="highs")
-        if r.status != 0: raise RuntimeError(f"min-L1 representation LP failed: {r.message}")
-        mu_B = r.x[:T] - r.x[T:]
-    elif kind == "poor":
-        mu_B = 0.5 * np.eye(T)[int(np.argmax(bed.E_star))]
-    else: raise ValueError(f"kind must be 'exact' or 'poor'; got {kind!r}.")
-    return mu_B, float(np.max(np.abs(h_b - 2 * H @ mu_B)))
-
-def check_rmboost_thm3(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                       lams=(0.01, 0.2), # the λ of (6) to use
-                       mu_B_kinds=("exact", "poor"), # μ_B choices (see `bayes_representation`)
-                       settings=None, # noise settings of the bed; default all
-                       scale: float = 1.0, drop=(), factors=None, # mutation
-                      ) -> BoundCheck:
-    """RMBoost Theorem 3 (15): R(h_μ) ≤ R_Bayes + ε_opt + ε_approx + (ε_est + 2P + λ)(‖μ−μ_B‖₁ + ‖μ_B‖₁) for μ
-    in a family of feasible μ around μ_B/C, C = max(1, sup|2ħᵀμ_B|). Terms: `R_Bayes`, `ε_opt`, `ε_approx`,
-    `ε_est`, `noise`, `λ`."""
-    bed = rmboost_bed() if bed is None else bed
-    H, R_B = bed.H, bed.world.bayes_risk()
-    labels, q, terms = [], [], {k: [] for k in ("R_Bayes", "ε_opt", "ε_approx", "ε_est", "noise", "λ")}
-    for kind in mu_B_kinds:
-        mu_B, eps_a = bayes_representation(bed, kind)
-        C = max(1.0, float(np.max(np.abs(2 * H @ mu_B))))
-        for lam in lams:
-            for name in (settings or bed.noise):
-                P, var, _, tau, E_tr = bed.stats(name)
-                eps_est = float(np.max(np.abs(E_tr - tau)))
-                mu_s, R_bar, _ = rmboost_lp(tau, lam, H)
-                labs, M = _mu_family(mu_B / C, mu_s)
-                L = np.abs(M - mu_B).sum(axis=1) + np.abs(mu_B).sum()
-                labels += [f"μ_B {kind}, λ={lam:g}, {name}, {lab}" for lab in labs]; q.append(bed.risk(M))
-                for k, v in (("R_Bayes", np.full(len(M), R_B)), ("ε_opt", _eps_opt(bed, M, tau, lam, R_bar)),
-                             ("ε_approx", np.full(len(M), eps_a)), ("ε_est", eps_est * L), ("noise", 2 * P * L),
-                             ("λ", lam * L)):
-                    terms[k].append(v)
-    return _check("RMBoost Theorem 3, (15)", labels, np.concatenate(q),
-                  {k: np.concatenate(v) for k, v in terms.items()}, scale, drop, factors)
-
-register_check('RMBoost Theorem 3, (15)', check_rmboost_thm3, {}, "same, μ_B exact and poor, λ ∈ {0.01, 0.2}",
-               {"bound × 0.9": dict(scale=0.9), "2P deleted": dict(drop="noise"),
-                                 "ε_approx deleted": dict(drop="ε_approx"), "ε_opt deleted": dict(drop="ε_opt")}, ref='thm-rmboost-3')
-
-# %% ../nbs/80_theory.ipynb #d955f915
-def column_generation_path(Phi, # (n, T) values of the whole rule class at the training points
-                           y, # ±1 labels
-                           lam: float, # λ
-                           n_rounds: int = 30, # at most this many rules
-                           inexact: float = 0.0, # 0: exact pricing (argmax edge); q > 0: a rule drawn uniformly among those whose edge is at least (1−q)·max
-                           random_state=0, # seed of the inexact choice
-                          ):
-    """Algorithm 1 on a finite rule class through `rmboost_full_lp` (restricted master (16) over the chosen rules):
-    yields `(k, S, mu, R, p)` for k = 0 (no rule: μ = 0, R = ½) and every later round, with the weights
-    p = y/n − (α − β) that price the next rule. Only the LP functions of `robust_ref.rmboost` are used."""
-    Phi, y = np.asarray(Phi, float), np.asarray(y, float)
-    n = len(y); rng = np.random.default_rng(random_state)
-    S, mu, R, p = [], np.zeros(0), 0.5, y / n
-    yield 0, [], mu, R, p
-    for k in range(1, n_rounds + 1):
-        edge = np.abs(Phi.T @ p)
-        if edge.max() <= lam + 1e-12: return
-        cand = np.flatnonzero(edge >= (1 - inexact) * edge.max()) if inexact else [int(np.argmax(edge))]
-        cand = [j for j in cand if j not in S and edge[j] > lam] or [int(np.argmax(edge))]
-        j = int(rng.choice(cand)) if inexact else int(cand[0])
-        if j in S: return
-        S = S + [j]
-        mu, R, amb = rmboost_full_lp(Phi[:, S], y, lam)
-        p = y / n - amb
-        yield k, S, mu, R, p
-
-def _bed_sample(bed, eta_tr, n, seed):
-    rng = np.random.default_rng(seed)
-    idx = rng.choice(len(bed.world.px), size=n, p=bed.world.px)
-    return idx, np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0)
-
-def rmboost_iterate_runs(bed: RMBoostBed | None = None, n_small: int = 30, n_large: int = 400):
-    """Training runs of the Theorem 4 / Theorem 8 checks: name → (ρ₊, ρ₋, n, seed). `rule-copy`: every label is
-    replaced by the value of the rule j most correlated with y (flips exactly where ħ_j errs, P = R(ħ_j)): the noisy
-    τ_j = 1 while E*_j = 1 − 2P, so the Hölder step of Theorem 4 is attained and 2P is needed; `uniform 0.2, n small`
-    and `clean, n small`: few points on 40 atoms, so ε_est is needed and (with random rules) the population
-    violation V_k is positive."""
-    bed = rmboost_bed() if bed is None else bed
-    j = int(np.argmax(bed.E_star)); hj = bed.H[:, j]
-    z = np.zeros(len(hj))
-    return {f"rule-copy n={n_large}": ((hj < 0).astype(float), (hj > 0).astype(float), n_large, 1),
-            f"uniform 0.2 n={n_small}": (z + 0.2, z + 0.2, n_small, 2),
-            f"clean n={n_small}": (z, z, n_small, 3)}
-
-# %% ../nbs/80_theory.ipynb #a7e8b4ea
-def check_rmboost_thm4(beds=None, # test beds; default `rmboost_bed()` and `rmboost_bed(rules="random")`
-                       lam: float = 0.01, # λ
-                       runs=None, # name → (ρ₊, ρ₋, n, seed), the same for each bed; default `rmboost_iterate_runs(bed)`
-                       n_rounds: int = 20, # rounds of Algorithm 1 per run
-                       scale: float = 1.0, drop=(), factors=None, # mutation
-                      ) -> BoundCheck:
-    """The deterministic core of RMBoost Theorem 4, at every iterate of Algorithm 1 (exact pricing):
-    R(h_μ(k)) ≤ R^(k) + V_k + (ε_est^supp + 2P − λ)‖μ^(k)‖₁, V_k = E_x(|f|−½)_+ the population violation
-    (bounded by ε(δ) in the theorem; here exact). Terms: `R^(k)`, `V_k`, `ε_est`, `noise`, `−λ`."""
-    beds = (rmboost_bed(), rmboost_bed(rules="random")) if beds is None else beds
-    labels, q, terms = [], [], {k: [] for k in ("R^(k)", "V_k", "ε_est", "noise", "−λ")}
-    pairs = [(bed, name, run) for bed in beds for name, run in (rmboost_iterate_runs(bed) if runs is None else runs).items()]
-    for bed, name, (rp, rn, n, seed) in pairs:
-        H, px, eta = bed.H, bed.world.px, bed.world.eta
-        name = f"{bed.name}, {name}"
-        P = float(px @ (eta * rp + (1 - eta) * rn))
-        eta_tr = (1 - rp) * eta + rn * (1 - eta)
-        E_tr = H.T @ (px * (2 * eta_tr - 1))
-        idx, y = _bed_sample(bed, eta_tr, n, seed)
-        Phi = H[idx]; tau = Phi.T @ y / n
-        for k, S, mu, R, p in column_generation_path(Phi, y, lam, n_rounds):
-            if not S: continue
-            mu_all = np.zeros(H.shape[1]); np.add.at(mu_all, S, mu)
-            l1 = np.abs(mu).sum()
-            e_supp = float(np.max(np.abs(E_tr[S] - tau[S])))
-            labels.append(f"{name}, round {k}"); q.append(bed.risk(mu_all))
-            for key, v in (("R^(k)", R), ("V_k", bed.viol(mu_all)), ("ε_est", e_supp * l1), ("noise", 2 * P * l1),
-                           ("−λ", -lam * l1)):
-                terms[key].append(v)
-    return _check("RMBoost Theorem 4 (deterministic core)", labels, q, terms, scale, drop, factors)
-
-register_check('RMBoost Theorem 4 (core)', check_rmboost_thm4, {}, "Algorithm 1 iterates, rule-copy / uniform / clean runs",
-               {"2P → P": dict(factors={"noise": 0.5}), "bound × 0.9": dict(scale=0.9),
-                                  "ε_est deleted": dict(drop="ε_est")}, ref='thm-rmboost-4')
-
-# %% ../nbs/80_theory.ipynb #cd7c683f
-def check_rmboost_thm8(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                       lams=(0.01, 0.05), # λ values
-                       runs=None, # name → (ρ₊, ρ₋, n, seed); default `rmboost_iterate_runs(bed)`
-                       n_rounds: int = 15, inexact: float = 0.5, # an inexact learner: a random rule among those within 50% of the best edge
-                       form: str = "corrected", # "corrected" or "printed" (the paper's extra 1/n in ε_base)
-                       scale: float = 1.0, drop=(), factors=None, # mutation
-                      ) -> BoundCheck:
-    """RMBoost Theorem 8 (corrected): R^(k) ≤ R̃ + ε_base^(k)‖μ̃‖₁ with ε_base^(k) = (max_ħ Σ_i p_i ħ(x_i) − λ)_+ at
-    every round of Algorithm 1 run with an inexact learner (round 0, μ = 0, included); `form="printed"` puts the
-    paper's extra 1/n in front of the sum. Terms: `R̃`, `ε_base`."""
-    bed = rmboost_bed() if bed is None else bed
-    if form not in ("corrected", "printed"): raise ValueError(f"form must be 'corrected' or 'printed'; got {form!r}.")
-    runs = rmboost_iterate_runs(bed) if runs is None else runs
-    H, px, eta = bed.H, bed.world.px, bed.world.eta
-    labels, q, terms = [], [], {"R̃": [], "ε_base": []}
-    for name, (rp, rn, n, seed) in runs.items():
-        idx, y = _bed_sample(bed, (1 - rp) * eta + rn * (1 - eta), n, seed)
-        Phi = H[idx]
-        for lam in lams:
-            mu_t, R_t, _ = rmboost_full_lp(Phi, y, lam)
-            for k, S, mu, R, p in column_generation_path(Phi, y, lam, n_rounds, inexact=inexact, random_state=seed):
-                edge = float(np.max(np.abs(Phi.T @ p))) / (n if form == "printed" else 1)
-                labels.append(f"{name}, λ={lam:g}, round {k}"); q.append(R)
-                terms["R̃"].append(R_t); terms["ε_base"].append(max(edge - lam, 0.0) * np.abs(mu_t).sum())
-    return _check(f"RMBoost Theorem 8 ({form})", labels, q, terms, scale, drop, factors, tol=1e-8)
-
-register_check('RMBoost Theorem 8', check_rmboost_thm8, {}, "inexact Algorithm 1, rounds 0–15, λ ∈ {0.01, 0.05}",
-               {"ε_base × 0.5": dict(factors={"ε_base": 0.5}), "printed 1/n": dict(form="printed"),
-                           "bound × 0.9": dict(scale=0.9)}, ref='thm-rmboost-8')
-
-# %% ../nbs/80_theory.ipynb #5f898f4e
-def check_rmboost_eq13(ns=(100, 1000, 10_000), # sample sizes
-                       deltas=(0.1, 1e-2, 1e-4, 1e-6, 1e-9), # failure probabilities
-                       form: str = "corrected", # "corrected": 2R + √(2 log(2/δ)/n); "printed": 2R + √(log(2/δ)/(2n)); "vc": the printed VC form with D = 1
-                       scale: float = 1.0, drop=(), factors=None, # mutation
-                      ) -> BoundCheck:
-    """RMBoost (13), the bound on ε_est holding with probability ≥ 1 − δ, in quantile form: the exact (1−δ)-quantile of
-    ε_est = max_ħ |E_tr[yħ] − (1/n)Σ y_iħ(x_i)| is at most the bound. Test bed: H = {+1, −1} (the constant rules,
-    VC dimension 1) and balanced training labels, where y_iħ(x_i) = ±1 has the largest variance; ε_est = |2B/n − 1|,
-    B ~ Bin(n, ½), and the Rademacher complexity R = E|2B'/n − 1| are exact. With values in [−1, 1] the bounded
-    differences are 2/n, so McDiarmid gives √(2 log(2/δ)/n); the printed √(log(2/δ)/(2n)) (range 1) fails for
-    δ ≤ 10⁻⁴ at n ≥ 1000. Terms: `2R` (or `VC`), `deviation`."""
-    from scipy import stats
-    if form not in ("corrected", "printed", "vc"): raise ValueError(f"form must be 'corrected', 'printed' or 'vc'; got {form!r}.")
-    labels, q, t1, t2 = [], [], [], []
-    for n in ns:
-        B = np.arange(n + 1)
-        pmf, dev = stats.binom.pmf(B, n, 0.5), np.abs(2 * B / n - 1)
-        o = np.argsort(dev, kind="stable"); c = np.cumsum(pmf[o])
-        R = float(pmf @ dev)
-        for d in deltas:
-            labels.append(f"n={n} δ={d:g}"); q.append(float(dev[o][np.searchsorted(c, 1 - d - 1e-12)]))
-            t1.append(2 * np.sqrt(2 * np.log(3 * n) / n) if form == "vc" else 2 * R)
-            t2.append(np.sqrt(2 * np.log(2 / d) / n) if form == "corrected" else np.sqrt(np.log(2 / d) / (2 * n)))
-    return _check(f"RMBoost (13) ({form})", labels, q, {"VC" if form == "vc" else "2R": t1, "deviation": t2},
-                  scale, drop, factors, tol=1e-12)
-
-register_check('RMBoost (13)', check_rmboost_eq13, {}, "constant rules, balanced labels, exact binomial quantiles",
-               {"printed constant": dict(form="printed"), "bound × 0.7": dict(scale=0.7)}, ref='thm-rmboost-2')
-
-# %% ../nbs/80_theory.ipynb #c3f66332
-RMBOOST_TABLE4_COLUMNS = {"avg_rank_clean": None, "delta_uniform_10": ("uniform", 0.1),
-                          "delta_uniform_20": ("uniform", 0.2), "delta_adversarial_10": ("adversarial", 0.1),
-                          "delta_adversarial_20": ("adversarial", 0.2)}
-
-def _half_unit_2sig(x) -> np.ndarray:
-    "Half a unit of the last digit of values printed with two significant digits (21 → 0.5, 9.1 → 0.05)."
-    x = np.abs(np.asarray(x, dtype=np.float64))
-    return 0.5 * 10.0 ** (np.floor(np.log10(np.maximum(x, 1e-300))) - 1)
-
-def rmboost_table4_from_table3(table3: pd.DataFrame | None = None, # RMBoost Table 3; default `published_table("rmboost", 3)`
-                               exclude=("Minimax",), # methods left out of Table 4
-                              ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """RMBoost Table 4 recomputed from Table 3 (columns dataset, noise, rate, method, mean): per method, the average
-    rank of the clean error over the datasets (rank 1 = lowest error, ties averaged) and the average over the datasets
-    of noisy minus clean error for each noise setting. Returns `(table4, rounding)`, both indexed by method with the
-    columns of `RMBOOST_TABLE4_COLUMNS`: `rounding` is the worst-case effect of Table 3's two-significant-digit
-    rounding on each entry (for the ranks, the larger distance to the lowest and highest average rank that the
-    rounding intervals allow)."""
-    from robust_ref.datasets import published_table
-    t3 = published_table("rmboost", 3) if table3 is None else table3
-    need = {"dataset", "noise", "rate", "method", "mean"}
-    if not isinstance(t3, pd.DataFrame) or not need <= set(t3.columns):
-        raise ValueError(f"table3 must be a DataFrame with columns {sorted(need)} (as `published_table('rmboost', 3)`).")
-    t3 = t3[~t3["method"].isin(list(exclude))]
-    def pivot(noise, rate, values):
-        s = t3[(t3["noise"] == noise) & np.isclose(t3["rate"], rate)]
-        if s.empty: raise ValueError(f"table3 has no rows for noise={noise!r}, rate={rate}.")
-        return s.assign(half=_half_unit_2sig(s["mean"])).pivot(index="dataset", columns="method", values=values)
-    clean, h0 = pivot("none", 0.0, "mean"), pivot("none", 0.0, "half")
-    lo, hi = (clean - h0).to_numpy(), (clean + h0).to_numpy()
-    k = clean.shape[1]
-    # the rank of method m can go as low as 1 + #{j surely below m} and as high as k − #{j surely above m}
-    rank_min = 1 + (hi[:, None, :] < lo[:, :, None]).sum(axis=2)
-    rank_max = k - (lo[:, None, :] > hi[:, :, None]).sum(axis=2)
-    rank = clean.rank(axis=1).mean()
-    out, tol = {"avg_rank_clean": rank}, {
-        "avg_rank_clean": pd.Series(np.maximum(rank - rank_min.mean(axis=0), rank_max.mean(axis=0) - rank),
-                                    index=clean.columns)}
-    for col, setting in RMBOOST_TABLE4_COLUMNS.items():
-        if setting is None: continue
-        noisy, h = pivot(*setting, "mean"), pivot(*setting, "half")
-        out[col] = (noisy - clean).mean()
-        tol[col] = (h + h0).mean()
-    return pd.DataFrame(out), pd.DataFrame(tol)
-
-# %% ../nbs/80_theory.ipynb #d67dd8fa
-def check_rmboost_table4(table4="recomputed", # "recomputed" (consistent with Table 3, rounded to 2 decimals), "published" (the paper's), or a DataFrame like `published_table("rmboost", 4)`
-                         table3: pd.DataFrame | None = None, # RMBoost Table 3; default the published one
-                         scale: float = 1.0, drop=(), factors=None, # mutation
-                        ) -> BoundCheck:
-    """RMBoost Table 4 is Table 3 summarized: every entry of `table4` is within the rounding envelope of its
-    recomputation from `table3` (`rmboost_table4_from_table3`). Quantity: |entry − recomputed|; terms:
-    `Table 3 rounding` (worst case) and `Table 4 rounding` (0.005). The published Table 4 fails."""
-    rec, env = rmboost_table4_from_table3(table3)
-    if isinstance(table4, str):
-        if table4 == "recomputed": t4 = rec.round(2)
-        elif table4 == "published":
-            from robust_ref.datasets import published_table
-            t4 = published_table("rmboost", 4).set_index("method")
-        else: raise ValueError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {table4!r}.")
-    elif isinstance(table4, pd.DataFrame):
-        t4 = table4.set_index("method") if "method" in table4.columns else table4
-    else: raise TypeError(f"table4 must be 'recomputed', 'published' or a DataFrame; got {type(table4).__name__}.")
-    missing = [c for c in RMBOOST_TABLE4_COLUMNS if c not in t4.columns] + [m for m in rec.index if m not in t4.index]
-    if missing:
-        raise ValueError(f"table4 lacks {missing}: it needs a row per method {list(rec.index)} and the columns "
-                         f"{list(RMBOOST_TABLE4_COLUMNS)}.")
-    labels, q, t3r = [], [], []
-    for col in RMBOOST_TABLE4_COLUMNS:
-        for m in rec.index:
-            labels.append(f"{m} {col}: {float(t4.loc[m, col]):.2f} vs {rec.loc[m, col]:.2f}")
-            q.append(abs(float(t4.loc[m, col]) - rec.loc[m, col])); t3r.append(env.loc[m, col])
-    return _check("RMBoost Table 4 vs Table 3", labels, q, {"Table 3 rounding": t3r, "Table 4 rounding": np.full(len(q), 0.005)},
-                  scale, drop, factors)
-
-register_check('RMBoost Table 4 vs Table 3', check_rmboost_table4, {}, "Table 3: 9 methods × 8 datasets × 5 settings, worst-case rounding",
-               {"the printed Table 4": dict(table4="published")})
-
-# %% ../nbs/80_theory.ipynb #bd0cd6f8
-def _lemma5_sides(H, h_plus, tau, lam):
-    """Both sides of RMBoost Lemma 5 on a finite X (rows of H), as two independent LPs: the left side
-    max_{p ∈ U} E_p[1 − h(y|x)] over the 2m masses p(x, y); the right side min over (μ₊, μ₋, s) of
-    1 − τᵀμ + λ‖μ‖₁ + s with s ≥ yħ(x)ᵀμ − h(y|x). Returns (left, μ, s) with μ the right side's minimiser."""
-    from scipy.optimize import linprog
-    m, T = H.shape
-    G = np.vstack([H, -H])                                     # rows y·ħ(x) for (x, +1), then (x, −1)
-    loss = np.r_[1 - h_plus, h_plus]
-    r = linprog(-loss, A_ub=np.vstack([G.T, -G.T]), b_ub=np.r_[tau + lam, lam - tau], A_eq=np.ones((1, 2 * m)),
-                b_eq=[1.0], bounds=(0, None), method="highs")
-    if r.status != 0: raise RuntimeError(f"Lemma 5 left-side LP failed: {r.message}")
-    left = -r.fun
-    r = linprog(np.r_[lam - tau, lam + tau, 1.0], A_ub=np.hstack([G, -G, -np.ones((2 * m, 1))]),
-                b_ub=np.r_[h_plus, 1 - h_plus], bounds=[(0, None)] * (2 * T) + [(None, None)], method="highs")
-    if r.status != 0: raise RuntimeError(f"Lemma 5 right-side LP failed: {r.message}")
-    return left, r.x[:T] - r.x[T:2 * T], r.x[-1]
-
-def _bed_taus(bed, settings):
-    "name → τ for the named noise settings of the bed (population or sampled)."
-    return {name: bed.stats(name)[3] for name in (settings or bed.noise)}
-
-def check_rmboost_lemma5(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                         lams=(0.01, 0.1), # λ > 0
-                         settings=("clean n=200", "uniform 0.3 ∞"), # noise settings of the bed (their τ)
-                         n_random: int = 1, random_state=0, # random rules h(+1|x) ~ U[0, 1] per setting and λ
-                         scale: float = 1.0, drop=(), factors=None, # mutation
-                        ) -> BoundCheck:
-    """RMBoost Lemma 5 (strong duality): max_{p∈U} E_p[ℓ01(h)] = min_μ 1 − τᵀμ + λ‖μ‖₁ + sup_{x,y}{yħ(x)ᵀμ − h(y|x)},
-    both sides solved as independent LPs over the whole finite X of the bed, for the rules h = h_μ̂ (the minimax rule),
-    h_Bayes, the constant ½ and random rules. The right side is split into its terms at its minimiser: `1`, `−τᵀμ`,
-    `λ‖μ‖₁`, `sup`. An identity: dropping a term, or the bound × 0.9, fails."""
-    bed = rmboost_bed() if bed is None else bed
-    H, rng = bed.H, np.random.default_rng(random_state)
-    h_b = (bed.world.eta > 0.5).astype(float)
-    labels, q, terms = [], [], {k: [] for k in ("1", "−τᵀμ", "λ‖μ‖₁", "sup")}
-    for name, tau in _bed_taus(bed, settings).items():
-        for lam in lams:
-            mu_s = rmboost_lp(tau, lam, H)[0]
-            rules = {"h_μ̂": np.clip(0.5 + H @ mu_s, 0, 1), "h_Bayes": h_b, "½": np.full(len(h_b), 0.5)}
-            rules.update({f"random {i}": rng.random(len(h_b)) for i in range(n_random)})
-            for lab, h in rules.items():
-                left, mu, s = _lemma5_sides(H, h, tau, lam)
-                labels.append(f"{name}, λ={lam:g}, h={lab}"); q.append(left)
-                for k, v in (("1", 1.0), ("−τᵀμ", -tau @ mu), ("λ‖μ‖₁", lam * np.abs(mu).sum()), ("sup", s)):
-                    terms[k].append(v)
-    return _check("RMBoost Lemma 5", labels, q, terms, scale, drop, factors, sense="=", tol=1e-7)
-
-register_check('RMBoost Lemma 5', check_rmboost_lemma5, {}, "FiniteWorld m=40, 2 τ × 2 λ × 4 rules, two independent LPs",
-               {"bound × 0.9": dict(scale=0.9), "λ‖μ‖₁ dropped": dict(drop="λ‖μ‖₁"), "sup dropped": dict(drop="sup")}, ref='lem-rmboost-5')
-
-# %% ../nbs/80_theory.ipynb #0417c49d
-def _minimax_joint(H, tau, lam):
-    "The minimax risk by brute force: min over rules h(+1|·) ∈ [0,1]^m and μ of the right side of Lemma 5 (one LP)."
-    from scipy.optimize import linprog
-    m, T = H.shape
-    G, I = np.vstack([H, -H]), np.eye(m)
-    r = linprog(np.r_[lam - tau, lam + tau, 1.0, np.zeros(m)],
-                A_ub=np.hstack([G, -G, -np.ones((2 * m, 1)), np.vstack([-I, I])]), b_ub=np.r_[np.zeros(m), np.ones(m)],
-                bounds=[(0, None)] * (2 * T) + [(None, None)] + [(0, 1)] * m, method="highs")
-    if r.status != 0: raise RuntimeError(f"joint minimax LP failed: {r.message}")
-    return 1 + r.fun
-
-def check_rmboost_thm1(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                       lams=(0.01, 0.2), # λ
-                       settings=None, # noise settings of the bed (their τ); default all
-                       scale: float = 1.0, drop=(), factors=None, # mutation
-                      ) -> BoundCheck:
-    """RMBoost Theorem 1: for μ* solving (6), the rule h_μ* = yħᵀμ* + ½ is minimax and R̄ = F(μ*) = ½ − τᵀμ* + λ‖μ*‖₁.
-    Two independent computations of R̄ must equal F(μ*): the worst-case error of h_μ* over U (Lemma 5's left side)
-    and the joint min–max LP over all rules h(+1|·) ∈ [0,1]^X. Terms: `½`, `−τᵀμ*`, `λ‖μ*‖₁`. With `form="restricted"`
-    μ* solves the LP with constraints only at a few sample atoms (as (16) does), whose rule must be clipped: the
-    identity fails."""
-    bed = rmboost_bed() if bed is None else bed
-    H = bed.H
-    labels, q, terms = [], [], {k: [] for k in ("½", "−τᵀμ*", "λ‖μ*‖₁")}
-    for name, tau in _bed_taus(bed, settings).items():
-        for lam in lams:
-            mu = rmboost_lp(tau, lam, H)[0]
-            h = np.clip(0.5 + H @ mu, 0, 1)
-            for what, val in (("worst case of h_μ*", _lemma5_sides(H, h, tau, lam)[0]), ("joint min–max LP", _minimax_joint(H, tau, lam))):
-                labels.append(f"{name}, λ={lam:g}: {what}"); q.append(val)
-                for k, v in (("½", 0.5), ("−τᵀμ*", -tau @ mu), ("λ‖μ*‖₁", lam * np.abs(mu).sum())): terms[k].append(v)
-    return _check("RMBoost Theorem 1", labels, q, terms, scale, drop, factors, sense="=", tol=1e-7)
-
-register_check('RMBoost Theorem 1', check_rmboost_thm1, {}, "FiniteWorld m=40, 4 τ × 2 λ, worst case and joint min–max LP",
-               {"bound × 0.9": dict(scale=0.9), "λ‖μ*‖₁ dropped": dict(drop="λ‖μ*‖₁")}, ref='thm-rmboost-1')
-
-# %% ../nbs/80_theory.ipynb #3c7972b5
-def _lemma6_mus(bed, lam=0.01):
-    "A family of μ for Lemma 6(a): t·μ_o (t ∈ {½, 1, 3/2, 2, 4}; feasible up to t = 1, clipped beyond) and t·½e_j for every rule j (t ∈ {1, 2})."
-    H, T = bed.H, bed.H.shape[1]
-    mu_o = rmboost_lp(bed.E_star, lam, H)[0]
-    labels, rows = [], []
-    for t in (0.5, 1.0, 1.5, 2.0, 4.0): labels.append(f"{t:g}·μ_o"); rows.append(t * mu_o)
-    for j in range(T):
-        for t in (1.0, 2.0): labels.append(f"{t:g}·½e{j}"); rows.append(0.5 * t * np.eye(T)[j])
-    return labels, np.array(rows)
-
-def check_rmboost_lemma6a(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                          scale: float = 1.0, drop=(), factors=None, # mutation
-                         ) -> BoundCheck:
-    """RMBoost Lemma 6(a): R(h_μ) ≤ ½ − E*ᵀμ + E_x(|ħ(x)ᵀμ| − ½)_+ for any μ, with equality when |f_μ| ≤ ½. Exact on the
-    FiniteWorld for μ = t·μ_o and t·½e_j: at feasible μ the bound is attained (so × 0.9 fails); at t > 1 the rule is
-    clipped and the violation term is needed. Terms: `½`, `−E*ᵀμ`, `V(μ)`."""
-    bed = rmboost_bed() if bed is None else bed
-    labels, M = _lemma6_mus(bed)
-    return _check("RMBoost Lemma 6(a)", labels, bed.risk(M),
-                  {"½": np.full(len(M), 0.5), "−E*ᵀμ": -(M @ bed.E_star), "V(μ)": bed.viol(M)}, scale, drop, factors, tol=1e-12)
-
-register_check('RMBoost Lemma 6(a)', check_rmboost_lemma6a, {}, "FiniteWorld, t·μ_o and t·½e_j (feasible and clipped)",
-               {"bound × 0.9": dict(scale=0.9), "V(μ) dropped": dict(drop="V(μ)")}, ref='lem-rmboost-6')
-
-# %% ../nbs/80_theory.ipynb #d990a9bb
-def check_rmboost_lemma6b(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()` (its noise settings, plus a one-sided one)
-                          n_functions: int = 20, random_state=0, # random f: X → ℝ per noise setting
-                          form: str = "stated", # "stated": ρ_y; "rho_minus_y": ρ_{−y} in place of ρ_y (an index slip)
-                          scale: float = 1.0, drop=(), factors=None, # mutation
-                         ) -> BoundCheck:
-    """RMBoost Lemma 6(b): E_{p^tr}[y f(x)] = E_{p*}[y f(x)(1 − 2ρ_y(x))], exactly on the FiniteWorld for random f and
-    every noise setting of the bed plus one-sided noise ρ₊ ~ U[0, 0.4], ρ₋ = 0. Terms: `E*[yf]`, `−2E*[yfρ_y]`
-    (the factor 2 → 1 fails; ρ_{−y} for ρ_y fails under asymmetric noise)."""
-    bed = rmboost_bed() if bed is None else bed
-    if form not in ("stated", "rho_minus_y"): raise ValueError(f"form must be 'stated' or 'rho_minus_y'; got {form!r}.")
-    rng = np.random.default_rng(random_state)
-    px, eta = bed.world.px, bed.world.eta
-    settings = {k: v[:2] for k, v in bed.noise.items()}
-    settings["one-sided"] = (rng.uniform(0, 0.4, len(px)), np.zeros(len(px)))
-    labels, q, t1, t2 = [], [], [], []
-    for name, (rp, rn) in settings.items():
-        eta_tr = (1 - rp) * eta + rn * (1 - eta)
-        if form == "rho_minus_y": rp, rn = rn, rp
-        for i in range(n_functions):
-            f = rng.normal(size=len(px))
-            labels.append(f"{name}, f{i}"); q.append(px @ (f * (2 * eta_tr - 1)))
-            t1.append(px @ (f * (2 * eta - 1))); t2.append(-2 * px @ (f * (eta * rp - (1 - eta) * rn)))
-    return _check(f"RMBoost Lemma 6(b) ({form})", labels, q, {"E*[yf]": t1, "−2E*[yfρ_y]": t2}, scale, drop, factors,
-                  sense="=", tol=1e-12)
-
-register_check('RMBoost Lemma 6(b)', check_rmboost_lemma6b, {}, "FiniteWorld, 5 noise settings × 20 random f",
-               {"factor 2 → 1": dict(factors={"−2E*[yfρ_y]": 0.5}), "ρ_{−y} for ρ_y": dict(form="rho_minus_y")}, ref='lem-rmboost-6')
-
-# %% ../nbs/80_theory.ipynb #3eb8c04f
-def check_rmboost_lemma7(bed: RMBoostBed | None = None, # test bed; default `rmboost_bed()`
-                         lam: float = 0.01, # λ of (6)
-                         settings=None, # noise settings of the bed; default all
-                         scale: float = 1.0, drop=(), factors=None, # mutation
-                        ) -> BoundCheck:
-    """RMBoost Lemma 7: for any μ with ε_opt = F(μ) − R̄ + E_x(|f_μ| − ½)_+ (definition (9) with equality),
-    R(h_μ) ≤ R̄ + ε_opt + (ε_est + 2P − λ)‖μ‖₁, with μ over the family of `check_rmboost_thm2` around the solution μ̂
-    of (6) (towards 0, the clean population solution μ_o and every single rule). On the clean population setting the bound is attained at μ̂ (× 0.9 fails); uniform noise 0.3 needs 2P,
-    the clean sample ε_est. Terms: `R̄`, `ε_opt`, `ε_est`, `noise`, `−λ` (subtracted, and cancelled by the λ‖μ‖₁ inside
-    ε_opt: deleting it only loosens the bound)."""
-    bed = rmboost_bed() if bed is None else bed
-    H = bed.H
-    labels, q, terms = [], [], {k: [] for k in ("R̄", "ε_opt", "ε_est", "noise", "−λ")}
-    for name in (settings or bed.noise):
-        P, var, _, tau, E_tr = bed.stats(name)
-        eps_est = float(np.max(np.abs(E_tr - tau)))
-        mu_s, R_bar, _ = rmboost_lp(tau, lam, H)
-        labs, M = _mu_family(mu_s, rmboost_lp(bed.E_star, lam, H)[0])     # around μ̂, towards 0, μ_o and single rules
-        l1 = np.abs(M).sum(axis=1)
-        labels += [f"{name}, {lab}".replace("ν=μ̂", "ν=μ_o") for lab in labs]; q.append(bed.risk(M))
-        for k, v in (("R̄", np.full(len(M), R_bar)), ("ε_opt", _eps_opt(bed, M, tau, lam, R_bar)),
-                     ("ε_est", eps_est * l1), ("noise", 2 * P * l1), ("−λ", -lam * l1)):
-            terms[k].append(v)
-    return _check("RMBoost Lemma 7", labels, np.concatenate(q), {k: np.concatenate(v) for k, v in terms.items()},
-                  scale, drop, factors)
-
-register_check('RMBoost Lemma 7', check_rmboost_lemma7, {}, "FiniteWorld, 4 noise settings × 486 μ around μ̂",
-               {"bound × 0.9": dict(scale=0.9), "2P dropped": dict(drop="noise"), "ε_est dropped": dict(drop="ε_est"),
-                         "ε_opt dropped": dict(drop="ε_opt")}, ref='lem-rmboost-7')
-
-# %% ../nbs/80_theory.ipynb #ebfc2ec9
-def rmboost_margin_world(m: int = 32, # atoms (uniform marginal)
-                         random_state=0, # seed of the Bayes signs
-                        ):
-    """The world of the consistency check: m equally likely atoms with margins |2η_k − 1| = k/(2m), k = 1..m, spread
-    evenly so that more atoms are resolved as n grows (the excess risk decays polynomially before the last atom is
-    resolved, near n ≈ 4m⁴), and seeded Bayes signs s_k. Returns (px, η, s)."""
-    rng = np.random.default_rng(random_state)
-    s = np.where(rng.random(m) < 0.5, -1.0, 1.0)
-    return np.full(m, 1 / m), 0.5 + 0.5 * s * np.arange(1, m + 1) / (2 * m), s
-
-def check_rmboost_consistency(ns=(10**4, 10**4.5, 10**5, 10**5.5), # sample sizes (the slope is fitted over log n)
-                              reps: int = 10, # samples per n (the mean excess risk is fitted)
-                              lam="1/sqrt(n)", # "1/sqrt(n)" (the paper's default, → 0) or a fixed float (mutation)
-                              noise: float = 0.0, # flip rate ρ₊ of one-sided noise (ρ₋ = 0); > 0 biases τ (mutation)
-                              rules: str = "full", # "full": one-hot rules of every atom and the constants; "half": one-hot rules of half the atoms (ε_approx = 1, mutation)
-                              m: int = 32, random_state=0,
-                              scale: float = 1.0, drop=(), factors=None, # mutation
-                             ) -> BoundCheck:
-    """RMBoost consistency (Theorem 3 as n → ∞) as a rate check. On `rmboost_margin_world` with the sign-closed rules
-    ±(one-hot of atom k) and ±1, ε_approx = 0 (μ_B = ½Σ_k s_k e_k) and (6) is solved exactly (ε_opt = 0); with clean
-    labels and λ = n^{−1/2}, (15) bounds the excess risk R(h_μ̂) − R_Bayes by (ε_est + λ)(‖μ̂−μ_B‖₁ + ‖μ_B‖₁) =
-    O(n^{−1/2}) (ε_est = O(n^{−1/2}) for a finite class). Samples are drawn as multinomial counts (exact, at any n), the
-    risk is exact. Quantity: the fitted slope of log(mean excess) on log n; bound: the theorem's rate −½. Mutations
-    that break a hypothesis stall the excess risk (slope ≈ 0): a fixed λ, one-sided noise (2P > 0, a biased τ), or
-    a rule class that cannot represent the Bayes rule. Term: `rate −½`."""
-    if rules not in ("full", "half"): raise ValueError(f"rules must be 'full' or 'half'; got {rules!r}.")
-    px, eta, s = rmboost_margin_world(m, random_state)
-    keep = np.arange(m) if rules == "full" else np.arange(0, m, 2)
-    I = np.eye(m)[:, keep]
-    H = np.hstack([I, -I, np.ones((m, 1)), -np.ones((m, 1))])
-    eta_tr = (1 - noise) * eta
-    R_B = float(px @ np.minimum(eta, 1 - eta))
-    rng = np.random.default_rng(random_state)
-    excess = []
-    for n in ns:
-        n = int(round(n)); lam_n = 1 / np.sqrt(n) if lam == "1/sqrt(n)" else float(lam)
-        e = []
-        for _ in range(reps):
-            c = rng.multinomial(n, np.r_[px * eta_tr, px * (1 - eta_tr)]) / n
-            mu = rmboost_lp(H.T @ (c[:m] - c[m:]), lam_n, H)[0]
-            h = np.clip(0.5 + H @ mu, 0, 1)
-            e.append(float(px @ (eta * (1 - h) + (1 - eta) * h)) - R_B)
-        excess.append(np.mean(e))
-    slope = float(np.polyfit(np.log(np.asarray(ns, float)), np.log(np.maximum(excess, 1e-300)), 1)[0])
-    return _check(f"RMBoost consistency (λ = {lam}, noise {noise:g}, rules {rules})",
-                  [f"mean excess risk {np.round(excess, 5).tolist()}"], [slope], {"rate −½": [-0.5]}, scale, drop,
-                  factors, tol=0.0)
-
-register_check('RMBoost consistency (Theorem 3, n → ∞)', check_rmboost_consistency, {}, "32 atoms, margins k/64, n = 10⁴…10^5.5, slope vs −½",
-               {"fixed λ": dict(lam=0.01), "one-sided noise 0.2": dict(noise=0.2),
-                                                "half the one-hot rules": dict(rules="half")}, ref='thm-rmboost-3')
