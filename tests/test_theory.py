@@ -229,7 +229,8 @@ def test_summary_table_reports_caught_mutations():
     assert t.holds.all() and t.all_caught.all()
     assert t.loc["RMBoost (13)", "mutations_that_fail"] == "printed constant, bound × 0.7"
     # a mutation that cannot fail is reported as not caught
-    weak = {"Arch Boost Lemma 5(a)": (th.check_archboost_lemma5a, {}, "bed", {"bound × 0.9": dict(scale=0.9)})}
+    weak = {"Arch Boost Lemma 5(a)": th.RegisteredCheck(th.check_archboost_lemma5a, {}, "bed", {"bound × 0.9": dict(scale=0.9)},
+                                                        "lem-archboost-5")}
     assert not th.summary_table(weak).all_caught.iloc[0]
 
 

@@ -1,0 +1,86 @@
+"""One paper, one place: every `check_<paper>_*` of `robust_ref.theory` is defined in its paper's chapter (the
+notebook named by nbdev's cell marker above it in the exported module), registered once with `register_check`, and
+the apparatus (chapter 07) defines no batch registry besides the one `CHECKS`."""
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from robust_ref import theory as th
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULE = ROOT / "robust_ref" / "theory.py"
+CHAPTER = {"rmboost": "10_rmboost.ipynb", "alpha": "20_alpha_loss.ipynb", "trees": "30_robust_trees.ipynb",
+           "meanclf": "40_mean_classifier.ipynb", "archboost": "50_archboost.ipynb"}
+
+
+def _top_level_by_notebook():
+    "(name, notebook, node) of every top-level statement of robust_ref/theory.py, with the notebook it came from."
+    text = MODULE.read_text(encoding="utf-8")
+    marks = [(m.start(), m.group(1)) for m in re.finditer(r"^# %% \.\./nbs/(\S+\.ipynb) #\w+$", text, flags=re.M)]
+    line_nb, k = {}, 0
+    offsets = [0]
+    for line in text.splitlines(keepends=True): offsets.append(offsets[-1] + len(line))
+    out = []
+    for node in ast.parse(text).body:
+        pos = offsets[node.lineno - 1]
+        nb = max(((p, n) for p, n in marks if p <= pos), default=(0, None))[1]
+        targets = getattr(node, "targets", None) or [getattr(node, "target", None)]
+        names = [node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else \
+                [t.id for t in targets if isinstance(t, ast.Name)]
+        out += [(n, nb, node) for n in names] or [(None, nb, node)]
+    return out
+
+
+def test_every_check_is_defined_in_its_papers_chapter():
+    wrong, seen = [], set()
+    for name, nb, _ in _top_level_by_notebook():
+        m = re.match(r"check_(rmboost|alpha|trees|meanclf|archboost)_", name or "")
+        if m:
+            seen.add(name)
+            if nb != CHAPTER[m.group(1)]: wrong.append(f"{name} in {nb}")
+    assert not wrong, f"checks defined away from their paper's chapter: {wrong}"
+    exported = {n for n in dir(th) if re.match(r"check_(rmboost|alpha|trees|meanclf|archboost)_", n)}
+    assert exported == seen and len(seen) >= 70
+
+
+def test_no_batch_registry_and_one_registration_per_result():
+    names = [n for n, _, _ in _top_level_by_notebook() if n]
+    assert [n for n in names if n.startswith("CHECKS")] == ["CHECKS"], "one registry only"
+    assert not [n for n in dir(th) if n.startswith("CHECKS_")], "no batch registries"
+    calls = [node.value for _, _, node in _top_level_by_notebook()
+             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+             and getattr(node.value.func, "id", "") == "register_check"]
+    registered = [c.args[0].value for c in calls]
+    assert len(registered) == len(set(registered)) == len(th.CHECKS), "each result registered exactly once"
+    assert set(registered) == set(th.CHECKS)
+
+
+def test_each_registration_follows_its_check_in_the_same_chapter():
+    where, bad = {}, []
+    for name, nb, node in _top_level_by_notebook():
+        if name: where[name] = nb
+        if isinstance(node, ast.Expr) and getattr(getattr(node.value, "func", None), "id", "") == "register_check":
+            fn = node.value.args[1].id
+            if where.get(fn) != nb: bad.append(f"{node.value.args[0].value}: {fn} in {where.get(fn)}, registered in {nb}")
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("name", sorted(th.CHECKS))
+def test_registered_result_names_its_statement(name):
+    e = th.CHECKS[name]
+    assert e.check is getattr(th, e.check.__name__)
+    if e.ref is not None:
+        key = e.check.__name__.split("_")[1]
+        nb = (ROOT / "nbs" / CHAPTER[key]).read_text(encoding="utf-8")
+        assert "{#" + e.ref in nb, f"{name}: no statement {e.ref} in {CHAPTER[key]}"
+
+
+def test_register_check_refuses_a_second_check_under_a_taken_name():
+    reg = {}
+    th.register_check("r", th.check_alpha_lemma3, {}, "bed", {"× 0.9": dict(scale=0.9)}, registry=reg)
+    with pytest.raises(ValueError, match="already registered"):
+        th.register_check("r", th.check_alpha_lemma4, {}, "bed", {"× 0.9": dict(scale=0.9)}, registry=reg)
+    with pytest.raises(ValueError, match="planted error"):
+        th.register_check("s", th.check_alpha_lemma4, {}, "bed", {}, registry=reg)
