@@ -19,7 +19,8 @@ import numpy as np
 from ..core import derive_seed, validate_params
 from ..datasets import _check_name, list_datasets, load_dataset
 from ..noise import apply_noise, contaminate_features
-from .registry import Method, _check_str, _did_you_mean, _jsonable, get_method
+from .base import _Loader, _check_str, _did_you_mean, _jsonable
+from .registry import Method, get_method
 
 # %% auto #0
 __all__ = ['NOISE', 'GENERATORS', 'SKLEARN_DATASETS', 'METRIC_INPUTS', 'METRICS', 'MAX_TASKS', 'Corruption', 'file_dataset',
@@ -55,9 +56,6 @@ NOISE = {"none": _noise_none, "uniform": _noise_uniform, "class_conditional": _n
          "one_sided_adversarial": _noise_one_sided_adversarial, "uniform_iid": _noise_uniform_iid, "t4_features": _noise_t4_features}
 
 # %% ../../nbs/70b_grid.ipynb #cde097d4
-class _Loader:
-    "A dataset loader that is plain data: equal by what it loads (worker caches hit after pickling), rendered by its repr in grid specs."
-
 class _Bundled(_Loader):
     "Loader of a bundled dataset (missing values imputed); equal by name, so worker caches hit after pickling."
     def __init__(self, name: str): self.name = name

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib
 import importlib.util
 import numbers
@@ -17,39 +16,19 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.preprocessing import StandardScaler
 
 from ..core import BinaryClassifier, HasMethods, Interval, Options, as_generator
+from .base import _check_str, _did_you_mean, _jsonable, _stable_module
 
 # %% auto #0
 __all__ = ['PREPROCESSORS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier', 'available_methods', 'list_methods',
            'get_method', 'WelchTScreen', 'CVStopping', 'wrap_method']
 
 # %% ../../nbs/70a_registry.ipynb #8995e20b
-def _check_str(value, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{what} must be a non-empty string; got {value!r}.")
-    return value.strip()
-
-def _stable_module(module: str) -> str:
-    "`robust_ref.experiments` for any of its submodules: stored specs and rows name the package, so the package split changed no fingerprint."
-    return "robust_ref.experiments" if module.startswith("robust_ref.experiments.") else module
-
-def _jsonable(value):
-    "A JSON-friendly, deterministic rendering of a parameter value (estimators and callables by repr)."
-    if isinstance(value, (bool, str)) or value is None: return value
-    if isinstance(value, numbers.Integral): return int(value)
-    if isinstance(value, numbers.Real): return float(value)
-    if isinstance(value, dict): return {str(k): _jsonable(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)): return [_jsonable(v) for v in value]
-    if isinstance(value, BaseEstimator): return f"{type(value).__name__}({_jsonable(value.get_params(deep=False))})"
-    from robust_ref.experiments.grid import _Loader   # dataset loaders are defined with the grids; imported late (grid imports this module)
-    if isinstance(value, _Loader): return repr(value)
-    if callable(value): return f"{_stable_module(getattr(value, '__module__', '?'))}.{getattr(value, '__qualname__', repr(value))}"
-    return repr(value)
-
 def _class_path(obj) -> str:
     "Module path of an estimator's class; for a Pipeline, of each step ('sklearn...StandardScaler + ...')."
     if not isinstance(obj, type) and hasattr(obj, "steps"): return " + ".join(_class_path(e) for _, e in obj.steps)
     t = obj if isinstance(obj, type) else type(obj)
     return f"{_stable_module(t.__module__)}.{t.__qualname__}"
+
 
 # %% ../../nbs/70a_registry.ipynb #570da93f
 @dataclasses.dataclass(eq=False)
@@ -103,10 +82,6 @@ def _route_to_last_step(est, params: dict, valid) -> dict:
     if not steps: return dict(params)
     last = steps[-1][0]
     return {k if k in valid or f"{last}__{k}" not in valid else f"{last}__{k}": v for k, v in params.items()}
-
-def _did_you_mean(word, valid) -> str:
-    close = difflib.get_close_matches(str(word), [str(v) for v in valid], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 # %% ../../nbs/70a_registry.ipynb #c2ea1d29
 _XGB_MISSING = ("XGBQuadClassifier needs the optional package xgboost: pip install xgboost. Without it use "

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .registry import _did_you_mean
+from .base import _did_you_mean
 from .grid import METRICS, Grid, Task
 from .store import ROW_COLUMNS, ResultStore, _frame
 
