@@ -1,5 +1,5 @@
 """The package's import graph, read from the source with `ast` (every import statement, also those inside functions): no
-module may reach itself through imports."""
+module may reach itself through imports, and the experiments registry defines no estimator."""
 import ast
 from pathlib import Path
 
@@ -73,3 +73,9 @@ def test_no_import_circle_in_the_package():
     cycle = find_cycle(import_graph())
     assert not cycle, f"import circle: {' → '.join(cycle)}; move what both need to a module below them."
 
+
+def test_the_registry_defines_no_class_but_method():
+    "Estimators live in their chapters (baselines, Arch Boost); the registry only names them."
+    tree = ast.parse((PKG / "experiments" / "registry.py").read_text())
+    classes = [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    assert classes == ["Method"], f"registry.py defines {classes}; only Method belongs there."
