@@ -9,10 +9,11 @@ __all__ = []
 from ..baselines import QuadBoostClassifier, XGBQuadClassifier
 from ..archboost import CVStopping, WelchTScreen
 from .registry import (Method, available_methods, get_method, list_methods, PREPROCESSORS,
-                                             wrap_method)
-from .grid import (GENERATORS, METRICS, NOISE, Corruption, Grid, Task, coef_mse, example_grid,
-                                         example_grids, generated_dataset, drawn_dataset, outlier_share, read_grid,
-                                         sklearn_dataset, validate_method, file_dataset)
+                                             validate_method, wrap_method)
+from .noise_models import NOISE, Corruption
+from .loaders import GENERATORS, drawn_dataset, file_dataset, generated_dataset, sklearn_dataset
+from .metrics import METRICS, coef_mse, outlier_share
+from .grid import Grid, Task, example_grid, example_grids, read_grid
 from .store import ROW_COLUMNS, VOLATILE_COLUMNS, ResultStore, load_results, versions
 from .run import method_figures, run_grid, run_task, staged_test_errors, balanced_split, task_data
 from .summaries import (average_ranks, curve_summary, degradation, error_table, failures, fit_times,

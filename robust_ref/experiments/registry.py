@@ -15,10 +15,11 @@ from sklearn.preprocessing import StandardScaler
 
 from ..archboost import CVStopping, WelchTScreen, _rounds_param
 from ..baselines import _XGB_MISSING
+from ..core import validate_params
 from .base import _check_str, _did_you_mean, _jsonable, _stable_module
 
 # %% auto #0
-__all__ = ['PREPROCESSORS', 'Method', 'available_methods', 'list_methods', 'get_method', 'wrap_method']
+__all__ = ['PREPROCESSORS', 'Method', 'available_methods', 'list_methods', 'get_method', 'validate_method', 'wrap_method']
 
 # %% ../../nbs/70a_registry.ipynb #8995e20b
 # estimators that moved from this package to their chapters keep the path stored grids name them by (their fingerprints hold)
@@ -265,6 +266,15 @@ def get_method(name: str, # a registry key, see `list_methods()`
     est = factory()
     method = Method(label or name, est, {**(_adapt_quick(est, small) if quick else {}), **params})
     return method if preprocess is None and cv_stopping is None else wrap_method(method, preprocess, cv_stopping)
+
+# %% ../../nbs/70a_registry.ipynb #a3c0e003
+def validate_method(method: Method):
+    "Build `method`'s estimator and run its parameter validator: a bad value fails once, when the grid is read, not in every task."
+    est = method.build(0)
+    for step in ([s for _, s in est.steps] if hasattr(est, "steps") else [est]):
+        if not getattr(type(step), "_parameter_constraints", None): continue
+        if type(step).__module__.split(".")[0] == "robust_ref": validate_params(step)   # the book's own validator
+        elif hasattr(step, "_validate_params"): step._validate_params()                 # scikit-learn's, on its estimators
 
 # %% ../../nbs/70a_registry.ipynb #b2f2306b
 _ROUNDS = ("n_estimators", "n_rounds", "max_iter", "n_iter")

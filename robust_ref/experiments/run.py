@@ -18,7 +18,8 @@ import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
 from .base import _did_you_mean
-from .grid import METRICS, Grid, Task
+from .grid import Grid, Task
+from .metrics import METRICS
 from .store import ROW_COLUMNS, ResultStore, _frame
 
 # %% auto #0
