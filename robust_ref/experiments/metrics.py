@@ -47,6 +47,7 @@ def outlier_share(est,                 # a fitted ensemble with `staged_predict`
 outlier_share.columns = ("outlier_share", "outlier_T", "outlier_T_o")   # the row columns it writes
 outlier_share.check_params = _check_threshold                               # validates its parameters without a model
 
+# %% ../../nbs/70b2_metrics.ipynb #ace233b6
 def _check_reference(reference=None, scale_by=None):
     if not isinstance(reference, (list, tuple)) or not reference or any(
             isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) for v in reference):
@@ -77,6 +78,7 @@ def coef_mse(est,                  # a fitted linear classifier (or a Pipeline e
 coef_mse.columns = ("coef_mse", "coef_mse_scaled")
 coef_mse.check_params = _check_reference
 
+# %% ../../nbs/70b2_metrics.ipynb #ace233b7
 METRIC_INPUTS = ("X_test", "y_test", "y_clean", "partition_seed")   # what a metric may ask for by its `needs` attribute
 
 def _final_step(est):
@@ -145,6 +147,7 @@ coef_mse_to_clean_fit.columns = ("coef_mse_to_clean_fit",)
 coef_mse_to_clean_fit.needs = ("y_clean", "partition_seed")
 coef_mse_to_clean_fit.check_params = _check_clean_reference
 
+# %% ../../nbs/70b2_metrics.ipynb #ace233b8
 def _check_positive(positive=None):
     if positive is None or isinstance(positive, (bool, list, dict, tuple)) or not np.isscalar(positive):
         raise ValueError(f"sensitivity: positive must be the label value of the positive class (e.g. 1); got {positive!r}.")
@@ -166,6 +169,7 @@ sensitivity.columns = ("sensitivity",)
 sensitivity.needs = ("X_test", "y_test")
 sensitivity.check_params = _check_positive
 
+# %% ../../nbs/70b2_metrics.ipynb #ace233b9
 def support_fraction(est, X, y, corrupted, # the fitted model (or a Pipeline ending in it) and its training data
                      ) -> dict:
     "Points the fitted kernel expansion keeps (`support_`): their number, their share of the training part and, for a herd, its level and residual to the full mean [@vanrooyen2015average, Fig. 1]."
@@ -180,6 +184,7 @@ def support_fraction(est, X, y, corrupted, # the fitted model (or a Pipeline end
 
 support_fraction.columns = ("support_size", "support_fraction", "herd_level", "residual_to_full")
 
+# %% ../../nbs/70b2_metrics.ipynb #ace233ba
 METRICS = {"outlier_share": outlier_share, "coef_mse": coef_mse, "coef_mse_to_clean_fit": coef_mse_to_clean_fit,
            "sensitivity": sensitivity, "support_fraction": support_fraction}
 
