@@ -79,3 +79,9 @@ def test_the_registry_defines_no_class_but_method():
     tree = ast.parse((PKG / "experiments" / "registry.py").read_text())
     classes = [n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
     assert classes == ["Method"], f"registry.py defines {classes}; only Method belongs there."
+
+
+def test_the_experiments_floor_imports_no_experiments_module():
+    "experiments.base is the floor every experiments module may import: it imports none of them."
+    above = sorted(m for m in import_graph()["robust_ref.experiments.base"] if m.startswith("robust_ref.experiments"))
+    assert not above, f"robust_ref.experiments.base imports {above}; the floor must import no experiments module."
