@@ -11,10 +11,11 @@ import numbers
 import numpy as np
 from fastcore.basics import patch
 from scipy.optimize import brentq
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .boosting import BoostingClassifier, BoostingStrategy, EDGE_TOL, line_search, boosting_constraints, TREE_INERT
-from .core import sigmoid, Interval, Options
+from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator, sigmoid
 from .learners import Rule, half_logit
 from .losses import (GammaRobustLoss, MarginLoss, SquaredLoss, SquaredHingeLoss, GAMMA_MAX, normalised_exp,
                                TruncatedExponentialLoss, get_loss)
@@ -24,7 +25,7 @@ __all__ = ['ARB_STEPS', 'link_rate', 'check_arch_loss', 'link_ratio', 'clipped_l
            'ArchRule', 'LSArchRule', 'ArchBoost', 'arb_default_step', 'ArchBoostClassifier', 'ARBGamma',
            'curvature_at_minimizer', 'clean_descent', 'breakdown_condition', 'breakdown_fraction',
            'outlier_breaks_direction', 'fit_rkhs_population', 'influence_function_rkhs', 'influence_bound',
-           'lemma6_bound']
+           'lemma6_bound', 'WelchTScreen', 'CVStopping']
 
 # %% ../nbs/50_archboost.ipynb #d9a5c800
 def link_rate(loss, # a loss name or `MarginLoss`
@@ -432,3 +433,142 @@ def lemma6_bound(n,                 # sample size(s)
 def _lemma6_integral() -> float:
     from scipy.integrate import quad
     return quad(lambda mu: np.sqrt(np.log(8 * np.e / mu**2)), 0, 1)[0]
+
+# %% ../nbs/50_archboost.ipynb #c47ecd8d
+class WelchTScreen(TransformerMixin, BaseEstimator):
+    """Keep the `k` features with the largest |Welch two-sample t statistic| between the two classes (fitted on the training data).
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        Welch's t statistic of every feature (mean of `classes_[1]` minus mean of `classes_[0]`); NaN for a feature
+        constant in both classes (it is ranked last).
+    support_ : ndarray of int, shape (k,)
+        Indices of the kept features, in increasing order (the order of the columns `transform` returns).
+    classes_ : ndarray of shape (2,)
+        The two class values.
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    """
+    _parameter_constraints = {"k": [Interval("int", 1, None, closed="left")]}
+
+    def __init__(self, k: int = 10): # number of features kept
+        self.k = k
+
+    def fit(self, X, y):
+        "Rank the features by |Welch t| on (X, y); ties keep the lower index."
+        from sklearn.utils.validation import validate_data
+        from robust_ref.core import validate_params
+        validate_params(self)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2: raise ValueError(f"WelchTScreen needs exactly two classes; got {len(self.classes_)}.")
+        if self.k > X.shape[1]:
+            raise ValueError(f"WelchTScreen: k={self.k} is more than the {X.shape[1]} features; lower k.")
+        a, b = X[y == self.classes_[1]], X[y == self.classes_[0]]
+        if min(len(a), len(b)) < 2: raise ValueError("WelchTScreen needs at least two samples of each class (a sample variance).")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.scores_ = (a.mean(0) - b.mean(0)) / np.sqrt(a.var(0, ddof=1) / len(a) + b.var(0, ddof=1) / len(b))
+        rank = np.nan_to_num(np.abs(self.scores_), nan=-1.0)
+        self.support_ = np.sort(np.argsort(-rank, kind="stable")[:self.k])
+        return self
+
+    def transform(self, X):
+        "The kept columns of X."
+        from sklearn.utils.validation import check_is_fitted, validate_data
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)[:, self.support_]
+
+# %% ../nbs/50_archboost.ipynb #d4a507c0
+def _rounds_param(est) -> str:
+    "The name of the round count of `est` (or of a pipeline's last step): `n_estimators` or `<step>__n_estimators`."
+    if "n_estimators" in est.get_params(deep=False): return "n_estimators"
+    steps = getattr(est, "steps", None)
+    if steps and "n_estimators" in steps[-1][1].get_params(deep=False): return f"{steps[-1][0]}__n_estimators"
+    raise TypeError(f"CVStopping needs an estimator (or a pipeline ending in one) with an n_estimators parameter; "
+                    f"{type(est).__name__} has none.")
+
+def _staged(est, X, what: str = "staged_predict"):
+    "`est.staged_predict(X)` (or `staged_decision_function`), also for a pipeline: its transformers first, then its last step's stages."
+    steps = getattr(est, "steps", None)
+    final, Xt = (steps[-1][1], est[:-1].transform(X)) if steps else (est, X)
+    if not hasattr(final, what):
+        raise TypeError(f"CVStopping needs a boosting estimator with {what}; {type(final).__name__} has none.")
+    return getattr(final, what)(Xt)
+
+class CVStopping(BinaryClassifier):
+    """The number of boosting rounds ≤ `max_rounds` chosen by `cv`-fold cross-validation [@li2018archboost, §5.4], then a refit.
+
+    Each fold fits one ensemble of `max_rounds` rounds; its staged predictions give the validation error after every
+    round t (an ensemble that stopped early keeps its last error). `n_rounds_` is the t with the least mean
+    (sample-weighted) validation error over the folds — the smallest such t on ties — and `estimator_` is `estimator`
+    refitted on all the data with `n_estimators = n_rounds_`.
+
+    Parameters
+    ----------
+    estimator : classifier with `n_estimators` and `staged_predict` (or a Pipeline ending in one), default `ARBGamma()`
+    max_rounds : int, default 100
+        The largest number of rounds considered (T of the paper).
+    cv : int, a splitter (with `split`) or a list of (train, validation) index pairs, default 5
+        The folds (scikit-learn's convention); an int means that many seeded stratified folds.
+    random_state : None, int, SeedSequence or Generator
+        Seeds the folds and, through every `random_state` of the estimator (also of pipeline steps), its fits.
+
+    Attributes
+    ----------
+    n_rounds_ : int
+        The chosen number of rounds.
+    cv_error_ : ndarray of shape (max_rounds,)
+        Mean validation error over the folds after t = 1, …, max_rounds rounds.
+    estimator_ : classifier
+        The refit on all the data with `n_rounds_` rounds (trained on ±1 labels).
+    classes_ : ndarray of shape (2,)
+        The two class values; `classes_[1]` is predicted where the decision function is positive.
+    n_features_in_ : int
+        Number of features seen in `fit`.
+    """
+    _parameter_constraints = {"estimator": [HasMethods("fit", "get_params"), None],
+                              "max_rounds": [Interval("int", 1, None, closed="left")],
+                              "cv": [Interval("int", 2, None, closed="left"), HasMethods("split"), list],
+                              "random_state": ["random_state"]}
+
+    def __init__(self, estimator=None, max_rounds: int = 100, cv: int = 5, random_state=None):
+        self.estimator, self.max_rounds, self.cv, self.random_state = estimator, max_rounds, cv, random_state
+
+    def _base(self):
+        return ARBGamma() if self.estimator is None else self.estimator
+
+    def _fit(self, X, y_pm, w):
+        from sklearn.model_selection import StratifiedKFold
+        from robust_ref.confident_learning import _given_folds, _seeded, _weighted
+        base = self._base()
+        rounds = _rounds_param(base)
+        counts = np.bincount((y_pm > 0).astype(int), minlength=2)
+        if isinstance(self.cv, numbers.Integral) and counts.min() < self.cv:
+            raise ValueError(f"CVStopping: cv={self.cv} stratified folds need {self.cv} samples of each class; the smaller "
+                             f"class has {counts.min()}. Lower cv.")
+        fold_seed, fit_seed = (int(s) for s in as_generator(self.random_state).integers(0, 2**31 - 1, size=2))
+        make = lambda T: _seeded(base, fit_seed).set_params(**{rounds: int(T)})
+        err = np.zeros(self.max_rounds)
+        folds = (list(StratifiedKFold(self.cv, shuffle=True, random_state=fold_seed).split(X, y_pm))
+                 if isinstance(self.cv, numbers.Integral) else _given_folds(self.cv, X, y_pm, partition=False))
+        for tr, va in folds:
+            model = make(self.max_rounds).fit(X[tr], y_pm[tr], **_weighted(base, w[tr]))
+            errs = [np.average(p != y_pm[va], weights=w[va]) for p in _staged(model, X[va])][:self.max_rounds]
+            if not errs: errs = [np.average(model.predict(X[va]) != y_pm[va], weights=w[va])]   # no round fitted
+            err += np.r_[errs, np.full(self.max_rounds - len(errs), errs[-1])]
+        self.cv_error_ = err / len(folds)
+        self.n_rounds_ = int(np.argmin(self.cv_error_)) + 1
+        self.estimator_ = make(self.n_rounds_).fit(X, y_pm, **_weighted(base, w))
+
+    def _decision(self, X): return np.asarray(self.estimator_.decision_function(X), dtype=float)
+
+    def staged_decision_function(self, X):
+        "Yield the refit's decision function after each of its rounds."
+        from sklearn.utils.validation import check_is_fitted, validate_data
+        check_is_fitted(self)
+        yield from _staged(self.estimator_, validate_data(self, X, dtype=np.float64, reset=False), "staged_decision_function")
+
+    def staged_predict(self, X):
+        "Yield the refit's predicted labels after each of its rounds."
+        for F in self.staged_decision_function(X): yield self.classes_[(np.asarray(F) > 0).astype(int)]

@@ -282,7 +282,7 @@ GRID_HELP = """grid file (TOML; YAML with the same keys also works):
                                          positive = [1, 2] makes those labels class +1
 
   [metrics.sensitivity]              extra columns of every task, with their parameters: outlier_share, coef_mse,
-  positive = 1                       coef_mse_to_clean_fit, sensitivity (robust_ref.experiments.grid.METRICS)
+  positive = 1                       coef_mse_to_clean_fit, sensitivity (robust_ref.experiments.metrics.METRICS)
 
   [methods."ARB-2"]                  a method table may wrap its estimator (fitted on each training part):
   method = "arb_gamma"

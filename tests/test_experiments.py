@@ -17,7 +17,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import robust_ref.experiments as E
-from robust_ref.experiments import grid as G, registry as REG, run as RUN, store as STORE
+from robust_ref.experiments import grid as G, loaders as L, registry as REG, run as RUN, store as STORE
 from robust_ref.core import derive_seed
 from robust_ref.datasets import load_dataset
 from robust_ref.noise import flip_class_conditional
@@ -752,7 +752,7 @@ def test_max_train_and_generated_datasets_in_a_grid_file(tmp_path):
     g = E.read_grid(f)
     assert g.max_train == {"sonar": 50} and list(g.datasets) == ["sonar", "ls"]
     assert g.spec()["datasets"] == {"sonar": "bundled:sonar", "ls": "generated:long_servedio(n=300, random_state=0, version='2d')"}
-    assert g.fingerprint() == E.Grid({"sonar": G._Bundled("sonar"), "ls": E.generated_dataset("long_servedio", n=300, version="2d")},
+    assert g.fingerprint() == E.Grid({"sonar": L._Bundled("sonar"), "ls": E.generated_dataset("long_servedio", n=300, version="2d")},
                                      ["tree"], rates=[0.0, 0.1], max_train={"sonar": 50}, name="g").fingerprint()
     df = E.run_grid(g, backend="serial", progress=False)
     assert (df.status == "ok").all() and set(df[df.dataset == "sonar"].n_train) == {50} and set(df[df.dataset == "ls"].n_train) == {225}

@@ -8,7 +8,8 @@ from sklearn.metrics import recall_score
 
 import robust_ref.experiments as ex
 from robust_ref.alpha_loss import AlphaLogisticRegression
-from robust_ref.experiments.grid import METRICS, coef_mse_to_clean_fit, sensitivity, sklearn_dataset
+from robust_ref.experiments.loaders import sklearn_dataset
+from robust_ref.experiments.metrics import METRICS, coef_mse_to_clean_fit, sensitivity
 from robust_ref.experiments.run import _data
 
 GD = dict(C=np.inf, solver="gd", lr=0.01, max_iter=200)
@@ -58,12 +59,12 @@ def test_metrics_with_needs_leave_keys_and_errors_unchanged():
 
 
 def test_reference_cache_never_changes_a_row():
-    from robust_ref.experiments import grid as G
+    from robust_ref.experiments import metrics as M
     g = _grid({"coef_mse_to_clean_fit": {"reference": REF}}, rates=(0.1,), alphas=(2.0,))
-    G._CLEAN_FITS.clear()
+    M._CLEAN_FITS.clear()
     cold = ex.run_grid(g, backend="serial", progress=False)
     warm = ex.run_grid(g, backend="serial", progress=False)
-    assert len(G._CLEAN_FITS) == 1
+    assert len(M._CLEAN_FITS) == 1
     cols = ["coef_mse_to_clean_fit", "n_warnings", "test_error"]
     assert cold[cols].values.tolist() == warm[cols].values.tolist()
 

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import robust_ref.experiments as ex
-from robust_ref.experiments.grid import METRICS, Corruption, outlier_share
+from robust_ref.experiments.metrics import METRICS, outlier_share
+from robust_ref.experiments.noise_models import Corruption
 from robust_ref.experiments.run import _task_data
 from robust_ref.noise import contaminate_features
 
@@ -30,7 +31,7 @@ def test_t4_features_contaminates_exactly_the_masked_training_rows_and_no_label(
 
 
 def test_t4_features_is_contaminate_features_with_the_tasks_noise_seed():
-    from robust_ref.experiments.grid import _noise_t4_features
+    from robust_ref.experiments.noise_models import _noise_t4_features
     rng = np.random.default_rng(3)
     X, y = rng.normal(size=(200, 5)), rng.choice([-1, 1], 200)
     c = _noise_t4_features(y, 0.15, X=X, random_state=12345)
@@ -201,11 +202,11 @@ def test_record_or_live(tmp_path):
 
 def test_sklearn_datasets_as_loaders_and_in_grid_files(tmp_path):
     from sklearn.datasets import load_breast_cancer
-    from robust_ref.experiments.grid import sklearn_dataset
+    from robust_ref.experiments.loaders import sklearn_dataset
     X, y = sklearn_dataset("breast_cancer")()
     Xr, yr = load_breast_cancer(return_X_y=True)
     assert np.array_equal(X, Xr) and np.array_equal(y, yr) and X.shape == (569, 30)
-    from robust_ref.experiments.grid import sklearn_dataset
+    from robust_ref.experiments.loaders import sklearn_dataset
     assert sklearn_dataset("breast_cancer") == sklearn_dataset("breast_cancer") and repr(sklearn_dataset("breast_cancer")) == "sklearn:breast_cancer"
     with pytest.raises(ValueError, match=r"unknown scikit-learn dataset 'breast'.*did you mean 'breast_cancer'"): sklearn_dataset("breast")
     p = tmp_path / "g.toml"
@@ -234,7 +235,7 @@ def test_run_record_runs_resumably_and_saves_once(tmp_path, capsys):
 
 
 def test_coef_mse_by_hand_and_bad_input():
-    from robust_ref.experiments.grid import coef_mse
+    from robust_ref.experiments.metrics import coef_mse
 
     class Lin:
         intercept_, coef_, alpha = np.array([-1.0]), np.array([[3.0, 1.0]]), 2.0

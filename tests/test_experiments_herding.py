@@ -10,7 +10,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedShuffleSplit
 
 import robust_ref.experiments as ex
-from robust_ref.experiments.grid import METRICS, sklearn_dataset, support_fraction
+from robust_ref.experiments.loaders import sklearn_dataset
+from robust_ref.experiments.metrics import METRICS, support_fraction
 from robust_ref.mean_classifier import RecursiveHerdingClassifier
 from robust_ref.experiments.run import task_data
 from robust_ref.mean_classifier import MeanClassifier

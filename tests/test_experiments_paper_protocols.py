@@ -11,7 +11,7 @@ from robust_ref.archboost import ArchBoostClassifier
 from robust_ref.baselines import RealAdaBoostClassifier
 from robust_ref.core import as_generator
 from robust_ref.experiments import Grid, example_grids, get_method, list_methods, read_grid, run_grid
-from robust_ref.experiments.grid import _Drawn, _Generated, _Sklearn
+from robust_ref.experiments.loaders import _Drawn, _Generated, _Sklearn
 from robust_ref.experiments.registry import CVStopping, WelchTScreen, wrap_method
 from robust_ref.experiments.run import _task_data, balanced_split
 
@@ -208,7 +208,7 @@ def test_a_local_file_dataset_binarises_and_reads_from_a_grid_file(tmp_path):
     X = rng.normal(size=(60, 3))
     cls = rng.integers(1, 12, size=60)
     np.savetxt(tmp_path / "drive.txt", np.c_[X, cls])
-    from robust_ref.experiments.grid import file_dataset
+    from robust_ref.experiments.loaders import file_dataset
     Xf, yf = file_dataset(tmp_path / "drive.txt", positive=[1, 2, 3, 4, 5, 6])()
     np.testing.assert_allclose(Xf, X, rtol=1e-15)
     assert np.array_equal(yf, np.where(cls <= 6, 1, -1))

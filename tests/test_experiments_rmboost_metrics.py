@@ -9,7 +9,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 import robust_ref.experiments as ex
-from robust_ref.experiments.grid import METRICS, column_generation, pricing_oracle, refit_stability
+from robust_ref.experiments.metrics import METRICS, column_generation, pricing_oracle, refit_stability
 from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier
 
 

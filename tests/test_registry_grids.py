@@ -6,7 +6,7 @@ import pytest
 
 from robust_ref.datasets import list_datasets, load_dataset, published_table
 from robust_ref.experiments import example_grids, get_method, list_methods, read_grid
-from robust_ref.experiments.grid import _Bundled, _Generated
+from robust_ref.experiments.loaders import _Bundled, _Generated
 from robust_ref.statistics import among_best, vanishing_thresholds
 
 CRITERIA = {"ANE": "ane", "CL": "cl", "Twoing": "twoing", "Credal": "credal", "GCE": "gce", "MSE": "gini", "CE": "entropy",

@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .registry import _did_you_mean
-from .grid import METRICS, Grid, read_grid
+from .base import _did_you_mean
+from .grid import Grid, read_grid
+from .metrics import METRICS
 from .store import VOLATILE_COLUMNS, ResultStore, _has_pyarrow, versions
 from .run import run_grid
 

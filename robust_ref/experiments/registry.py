@@ -6,50 +6,34 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib
 import importlib.util
-import numbers
 
-import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import clone
 from sklearn.preprocessing import StandardScaler
 
-from ..core import BinaryClassifier, HasMethods, Interval, Options, as_generator
+from ..archboost import CVStopping, WelchTScreen, _rounds_param
+from ..baselines import _XGB_MISSING
+from ..core import validate_params
+from .base import _check_str, _did_you_mean, _jsonable, _stable_module
 
 # %% auto #0
-__all__ = ['PREPROCESSORS', 'Method', 'XGBQuadClassifier', 'QuadBoostClassifier', 'available_methods', 'list_methods',
-           'get_method', 'WelchTScreen', 'CVStopping', 'wrap_method']
+__all__ = ['PREPROCESSORS', 'Method', 'available_methods', 'list_methods', 'get_method', 'validate_method', 'wrap_method']
 
 # %% ../../nbs/70a_registry.ipynb #8995e20b
-def _check_str(value, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"{what} must be a non-empty string; got {value!r}.")
-    return value.strip()
-
-def _stable_module(module: str) -> str:
-    "`robust_ref.experiments` for any of its submodules: stored specs and rows name the package, so the package split changed no fingerprint."
-    return "robust_ref.experiments" if module.startswith("robust_ref.experiments.") else module
-
-def _jsonable(value):
-    "A JSON-friendly, deterministic rendering of a parameter value (estimators and callables by repr)."
-    if isinstance(value, (bool, str)) or value is None: return value
-    if isinstance(value, numbers.Integral): return int(value)
-    if isinstance(value, numbers.Real): return float(value)
-    if isinstance(value, dict): return {str(k): _jsonable(v) for k, v in sorted(value.items())}
-    if isinstance(value, (list, tuple)): return [_jsonable(v) for v in value]
-    if isinstance(value, BaseEstimator): return f"{type(value).__name__}({_jsonable(value.get_params(deep=False))})"
-    from robust_ref.experiments.grid import _Loader   # dataset loaders are defined with the grids; imported late (grid imports this module)
-    if isinstance(value, _Loader): return repr(value)
-    if callable(value): return f"{_stable_module(getattr(value, '__module__', '?'))}.{getattr(value, '__qualname__', repr(value))}"
-    return repr(value)
+# estimators that moved from this package to their chapters keep the path stored grids name them by (their fingerprints hold)
+_STORED_PATH = {f"robust_ref.{module}.{name}": f"robust_ref.experiments.{name}"
+                for module, names in (("baselines", ("XGBQuadClassifier", "QuadBoostClassifier")),
+                                      ("archboost", ("CVStopping", "WelchTScreen"))) for name in names}
 
 def _class_path(obj) -> str:
-    "Module path of an estimator's class; for a Pipeline, of each step ('sklearn...StandardScaler + ...')."
+    "Module path of an estimator's class, as stored grids name it; for a Pipeline, of each step ('sklearn...StandardScaler + ...')."
     if not isinstance(obj, type) and hasattr(obj, "steps"): return " + ".join(_class_path(e) for _, e in obj.steps)
     t = obj if isinstance(obj, type) else type(obj)
-    return f"{_stable_module(t.__module__)}.{t.__qualname__}"
+    path = f"{_stable_module(t.__module__)}.{t.__qualname__}"
+    return _STORED_PATH.get(path, path)
+
 
 # %% ../../nbs/70a_registry.ipynb #570da93f
 @dataclasses.dataclass(eq=False)
@@ -103,102 +87,6 @@ def _route_to_last_step(est, params: dict, valid) -> dict:
     if not steps: return dict(params)
     last = steps[-1][0]
     return {k if k in valid or f"{last}__{k}" not in valid else f"{last}__{k}": v for k, v in params.items()}
-
-def _did_you_mean(word, valid) -> str:
-    close = difflib.get_close_matches(str(word), [str(v) for v in valid], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-# %% ../../nbs/70a_registry.ipynb #c2ea1d29
-_XGB_MISSING = ("XGBQuadClassifier needs the optional package xgboost: pip install xgboost. Without it use "
-                "QuadBoostClassifier (method 'gbdt_quad'): the same squared potential on scikit-learn's histogram GBDT.")
-
-_QUAD_CONSTRAINTS = {
-    "n_estimators": [Interval("int", 1, None, closed="left")],
-    "max_depth": [Interval("int", 1, None, closed="left")],
-    "learning_rate": [Interval("real", 0, 1, closed="right")],   # above 1 the least-squares step overshoots
-    "random_state": ["random_state"],
-}
-
-def _booster_seed(random_state, modulus: int):
-    "An int seed for the wrapped booster: an int as given (reduced mod `modulus`), a Generator/SeedSequence drawn from."
-    if random_state is None or isinstance(random_state, numbers.Integral): return random_state if random_state is None else int(random_state) % modulus
-    return int(as_generator(random_state).integers(0, modulus))
-
-# %% ../../nbs/70a_registry.ipynb #7dfb72f7
-def _within_float32(X):
-    "XGBoost stores features as float32: a larger finite value would become inf there; refuse it with the fix."
-    big = float(np.max(np.abs(X))) if np.size(X) else 0.0
-    if big > float(np.finfo(np.float32).max):  # a Python float: comparing with a float32 would cast 1e300 and warn
-        raise ValueError(f"XGBQuadClassifier: X has a value of magnitude {big:.3g}, beyond float32's largest "
-                         f"({np.finfo(np.float32).max:.3g}), in which XGBoost stores features; rescale X (e.g. StandardScaler).")
-    return X
-
-class XGBQuadClassifier(BinaryClassifier):
-    """XGB-Quad [@mazuelas2025rmboost, §3.8]: XGBoost least squares on ±1 targets, i.e. the potential (1 − yF)²; predicts sign F.
-
-    Attributes
-    ----------
-    booster_ : xgboost.XGBRegressor
-        The fitted least-squares booster; `decision_function` is its prediction F.
-    classes_ : ndarray of shape (2,)
-        The two class labels; `classes_[1]` is predicted where F > 0.
-    n_features_in_ : int
-        Number of features seen in `fit`.
-    """
-    _parameter_constraints = {**_QUAD_CONSTRAINTS,
-                              "n_jobs": [Interval("int", 1, None, closed="left"), Interval("int", -1, -1, closed="both")]}
-
-    def __init__(self, n_estimators: int = 100, # boosting rounds (XGBoost default)
-                 max_depth: int = 6,             # tree depth (XGBoost default)
-                 learning_rate: float = 0.3,     # shrinkage η in (0, 1] (XGBoost default)
-                 n_jobs: int = 1,                # XGBoost threads, >= 1 or -1 for all (1: the runner parallelises tasks, not fits)
-                 random_state=None):             # None, an int >= 0, a SeedSequence or a Generator
-        self.n_estimators, self.max_depth, self.learning_rate = n_estimators, max_depth, learning_rate
-        self.n_jobs, self.random_state = n_jobs, random_state
-
-    def _fit(self, X, y_pm, w):
-        try: import xgboost
-        except ImportError: raise ImportError(_XGB_MISSING) from None
-        _within_float32(X)
-        seed = _booster_seed(self.random_state, 2**31) or 0
-        self.booster_ = xgboost.XGBRegressor(objective="reg:squarederror", n_estimators=self.n_estimators,
-                                             max_depth=self.max_depth, learning_rate=self.learning_rate,
-                                             n_jobs=self.n_jobs, random_state=seed).fit(X, y_pm, sample_weight=w)
-
-    def _decision(self, X): return np.asarray(self.booster_.predict(_within_float32(X)), dtype=np.float64)
-
-# %% ../../nbs/70a_registry.ipynb #3ebc5b3a
-class QuadBoostClassifier(BinaryClassifier):
-    """The XGB-Quad potential (1 − yF)² = (y − F)² boosted with scikit-learn's histogram GBDT (least squares on ±1).
-
-    Attributes
-    ----------
-    booster_ : sklearn.ensemble.HistGradientBoostingRegressor
-        The fitted least-squares booster; `decision_function` is its prediction F.
-    n_iter_ : int
-        Boosting rounds run (equal to `n_estimators`: no early stopping).
-    classes_ : ndarray of shape (2,)
-        The two class labels; `classes_[1]` is predicted where F > 0.
-    n_features_in_ : int
-        Number of features seen in `fit`.
-    """
-    _parameter_constraints = _QUAD_CONSTRAINTS
-
-    def __init__(self, n_estimators: int = 100, # boosting rounds
-                 max_depth: int = 6,             # tree depth (XGBoost's default, for comparability with XGB-Quad)
-                 learning_rate: float = 0.3,     # shrinkage η in (0, 1] (XGBoost's default)
-                 random_state=None):             # None, an int >= 0, a SeedSequence or a Generator
-        self.n_estimators, self.max_depth, self.learning_rate, self.random_state = n_estimators, max_depth, learning_rate, random_state
-
-    def _fit(self, X, y_pm, w):
-        from sklearn.ensemble import HistGradientBoostingRegressor
-        seed = _booster_seed(self.random_state, 2**32)
-        self.booster_ = HistGradientBoostingRegressor(loss="squared_error", max_iter=self.n_estimators,
-                                                      max_depth=self.max_depth, learning_rate=self.learning_rate,
-                                                      early_stopping=False, random_state=seed).fit(X, y_pm, sample_weight=w)
-        self.n_iter_ = self.booster_.n_iter_
-
-    def _decision(self, X): return self.booster_.predict(X)
 
 # %% ../../nbs/70a_registry.ipynb #f1fb4ef4
 def _sk(module: str, name: str, **defaults):
@@ -265,7 +153,7 @@ _REGISTRY = {
     "robust_forest":   [(_own("robust_ref.trees", "RobustForestClassifier"), "random forest with a robust loss", {"n_estimators": 3})],
     "mean_classifier": [(_scaled("robust_ref.mean_classifier", "MeanClassifier"), "the mean classifier; needs unit-scale features, so the registry standardises them first", {})],
     "gbdt":            [(_gbdt, "scikit-learn histogram GBDT", {"max_iter": 20})],
-    "gbdt_quad":       [(_sk("robust_ref.experiments.registry", "QuadBoostClassifier"), "squared potential (1−yF)² on histogram GBDT", {"n_estimators": 20})],
+    "gbdt_quad":       [(_sk("robust_ref.baselines", "QuadBoostClassifier"), "squared potential (1−yF)² on histogram GBDT", {"n_estimators": 20})],
     "xgb_quad":        [(_own("xgboost", "XGBRegressor"), None, None)],  # availability probe only, see _make_entry
     "tree":            [(_sk("sklearn.tree", "DecisionTreeClassifier", max_leaf_nodes=11), "scikit-learn CART, ≤ 11 leaves", {})],
     "forest":          [(_sk("sklearn.ensemble", "RandomForestClassifier"), "scikit-learn random forest", {"n_estimators": 10})],
@@ -342,7 +230,7 @@ def _resolve(name: str):
     for factory, desc, quick in _REGISTRY[name]:
         why = _probe(factory)
         if why is None:
-            if name == "xgb_quad": return _sk("robust_ref.experiments.registry", "XGBQuadClassifier"), "XGB-Quad (XGBoost, squared potential)", {"n_estimators": 20}
+            if name == "xgb_quad": return _sk("robust_ref.baselines", "XGBQuadClassifier"), "XGB-Quad (XGBoost, squared potential)", {"n_estimators": 20}
             return factory, desc, quick
         reasons.append(why)
     hint = " (" + _XGB_MISSING + ")" if name == "xgb_quad" else ""
@@ -379,6 +267,15 @@ def get_method(name: str, # a registry key, see `list_methods()`
     method = Method(label or name, est, {**(_adapt_quick(est, small) if quick else {}), **params})
     return method if preprocess is None and cv_stopping is None else wrap_method(method, preprocess, cv_stopping)
 
+# %% ../../nbs/70a_registry.ipynb #a3c0e003
+def validate_method(method: Method):
+    "Build `method`'s estimator and run its parameter validator: a bad value fails once, when the grid is read, not in every task."
+    est = method.build(0)
+    for step in ([s for _, s in est.steps] if hasattr(est, "steps") else [est]):
+        if not getattr(type(step), "_parameter_constraints", None): continue
+        if type(step).__module__.split(".")[0] == "robust_ref": validate_params(step)   # the book's own validator
+        elif hasattr(step, "_validate_params"): step._validate_params()                 # scikit-learn's, on its estimators
+
 # %% ../../nbs/70a_registry.ipynb #b2f2306b
 _ROUNDS = ("n_estimators", "n_rounds", "max_iter", "n_iter")
 
@@ -391,147 +288,6 @@ def _adapt_quick(est, small: dict) -> dict:
             alias = next((a for a in _ROUNDS if a in valid), None)
             if alias: out[alias] = v
     return out
-
-# %% ../../nbs/70a_registry.ipynb #c47ecd8d
-class WelchTScreen(TransformerMixin, BaseEstimator):
-    """Keep the `k` features with the largest |Welch two-sample t statistic| between the two classes (fitted on the training data).
-
-    Attributes
-    ----------
-    scores_ : ndarray of shape (n_features,)
-        Welch's t statistic of every feature (mean of `classes_[1]` minus mean of `classes_[0]`); NaN for a feature
-        constant in both classes (it is ranked last).
-    support_ : ndarray of int, shape (k,)
-        Indices of the kept features, in increasing order (the order of the columns `transform` returns).
-    classes_ : ndarray of shape (2,)
-        The two class values.
-    n_features_in_ : int
-        Number of features seen in `fit`.
-    """
-    _parameter_constraints = {"k": [Interval("int", 1, None, closed="left")]}
-
-    def __init__(self, k: int = 10): # number of features kept
-        self.k = k
-
-    def fit(self, X, y):
-        "Rank the features by |Welch t| on (X, y); ties keep the lower index."
-        from sklearn.utils.validation import validate_data
-        from robust_ref.core import validate_params
-        validate_params(self)
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) != 2: raise ValueError(f"WelchTScreen needs exactly two classes; got {len(self.classes_)}.")
-        if self.k > X.shape[1]:
-            raise ValueError(f"WelchTScreen: k={self.k} is more than the {X.shape[1]} features; lower k.")
-        a, b = X[y == self.classes_[1]], X[y == self.classes_[0]]
-        if min(len(a), len(b)) < 2: raise ValueError("WelchTScreen needs at least two samples of each class (a sample variance).")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.scores_ = (a.mean(0) - b.mean(0)) / np.sqrt(a.var(0, ddof=1) / len(a) + b.var(0, ddof=1) / len(b))
-        rank = np.nan_to_num(np.abs(self.scores_), nan=-1.0)
-        self.support_ = np.sort(np.argsort(-rank, kind="stable")[:self.k])
-        return self
-
-    def transform(self, X):
-        "The kept columns of X."
-        from sklearn.utils.validation import check_is_fitted, validate_data
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)[:, self.support_]
-
-# %% ../../nbs/70a_registry.ipynb #d4a507c0
-def _rounds_param(est) -> str:
-    "The name of the round count of `est` (or of a pipeline's last step): `n_estimators` or `<step>__n_estimators`."
-    if "n_estimators" in est.get_params(deep=False): return "n_estimators"
-    steps = getattr(est, "steps", None)
-    if steps and "n_estimators" in steps[-1][1].get_params(deep=False): return f"{steps[-1][0]}__n_estimators"
-    raise TypeError(f"CVStopping needs an estimator (or a pipeline ending in one) with an n_estimators parameter; "
-                    f"{type(est).__name__} has none.")
-
-def _staged(est, X, what: str = "staged_predict"):
-    "`est.staged_predict(X)` (or `staged_decision_function`), also for a pipeline: its transformers first, then its last step's stages."
-    steps = getattr(est, "steps", None)
-    final, Xt = (steps[-1][1], est[:-1].transform(X)) if steps else (est, X)
-    if not hasattr(final, what):
-        raise TypeError(f"CVStopping needs a boosting estimator with {what}; {type(final).__name__} has none.")
-    return getattr(final, what)(Xt)
-
-class CVStopping(BinaryClassifier):
-    """The number of boosting rounds ≤ `max_rounds` chosen by `cv`-fold cross-validation [@li2018archboost, §5.4], then a refit.
-
-    Each fold fits one ensemble of `max_rounds` rounds; its staged predictions give the validation error after every
-    round t (an ensemble that stopped early keeps its last error). `n_rounds_` is the t with the least mean
-    (sample-weighted) validation error over the folds — the smallest such t on ties — and `estimator_` is `estimator`
-    refitted on all the data with `n_estimators = n_rounds_`.
-
-    Parameters
-    ----------
-    estimator : classifier with `n_estimators` and `staged_predict` (or a Pipeline ending in one), default `ARBGamma()`
-    max_rounds : int, default 100
-        The largest number of rounds considered (T of the paper).
-    cv : int, a splitter (with `split`) or a list of (train, validation) index pairs, default 5
-        The folds (scikit-learn's convention); an int means that many seeded stratified folds.
-    random_state : None, int, SeedSequence or Generator
-        Seeds the folds and, through every `random_state` of the estimator (also of pipeline steps), its fits.
-
-    Attributes
-    ----------
-    n_rounds_ : int
-        The chosen number of rounds.
-    cv_error_ : ndarray of shape (max_rounds,)
-        Mean validation error over the folds after t = 1, …, max_rounds rounds.
-    estimator_ : classifier
-        The refit on all the data with `n_rounds_` rounds (trained on ±1 labels).
-    classes_ : ndarray of shape (2,)
-        The two class values; `classes_[1]` is predicted where the decision function is positive.
-    n_features_in_ : int
-        Number of features seen in `fit`.
-    """
-    _parameter_constraints = {"estimator": [HasMethods("fit", "get_params"), None],
-                              "max_rounds": [Interval("int", 1, None, closed="left")],
-                              "cv": [Interval("int", 2, None, closed="left"), HasMethods("split"), list],
-                              "random_state": ["random_state"]}
-
-    def __init__(self, estimator=None, max_rounds: int = 100, cv: int = 5, random_state=None):
-        self.estimator, self.max_rounds, self.cv, self.random_state = estimator, max_rounds, cv, random_state
-
-    def _base(self):
-        if self.estimator is not None: return self.estimator
-        from robust_ref.archboost import ARBGamma
-        return ARBGamma()
-
-    def _fit(self, X, y_pm, w):
-        from sklearn.model_selection import StratifiedKFold
-        from robust_ref.confident_learning import _given_folds, _seeded, _weighted
-        base = self._base()
-        rounds = _rounds_param(base)
-        counts = np.bincount((y_pm > 0).astype(int), minlength=2)
-        if isinstance(self.cv, numbers.Integral) and counts.min() < self.cv:
-            raise ValueError(f"CVStopping: cv={self.cv} stratified folds need {self.cv} samples of each class; the smaller "
-                             f"class has {counts.min()}. Lower cv.")
-        fold_seed, fit_seed = (int(s) for s in as_generator(self.random_state).integers(0, 2**31 - 1, size=2))
-        make = lambda T: _seeded(base, fit_seed).set_params(**{rounds: int(T)})
-        err = np.zeros(self.max_rounds)
-        folds = (list(StratifiedKFold(self.cv, shuffle=True, random_state=fold_seed).split(X, y_pm))
-                 if isinstance(self.cv, numbers.Integral) else _given_folds(self.cv, X, y_pm, partition=False))
-        for tr, va in folds:
-            model = make(self.max_rounds).fit(X[tr], y_pm[tr], **_weighted(base, w[tr]))
-            errs = [np.average(p != y_pm[va], weights=w[va]) for p in _staged(model, X[va])][:self.max_rounds]
-            if not errs: errs = [np.average(model.predict(X[va]) != y_pm[va], weights=w[va])]   # no round fitted
-            err += np.r_[errs, np.full(self.max_rounds - len(errs), errs[-1])]
-        self.cv_error_ = err / len(folds)
-        self.n_rounds_ = int(np.argmin(self.cv_error_)) + 1
-        self.estimator_ = make(self.n_rounds_).fit(X, y_pm, **_weighted(base, w))
-
-    def _decision(self, X): return np.asarray(self.estimator_.decision_function(X), dtype=float)
-
-    def staged_decision_function(self, X):
-        "Yield the refit's decision function after each of its rounds."
-        from sklearn.utils.validation import check_is_fitted, validate_data
-        check_is_fitted(self)
-        yield from _staged(self.estimator_, validate_data(self, X, dtype=np.float64, reset=False), "staged_decision_function")
-
-    def staged_predict(self, X):
-        "Yield the refit's predicted labels after each of its rounds."
-        for F in self.staged_decision_function(X): yield self.classes_[(np.asarray(F) > 0).astype(int)]
 
 # %% ../../nbs/70a_registry.ipynb #ce784b1f
 PREPROCESSORS = {"welch_t_screen": WelchTScreen,   # WelchTScreen(k): the k features with the largest |Welch t|

@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
-from .registry import _did_you_mean
-from .grid import METRICS, Grid, Task
+from .base import _did_you_mean
+from .grid import Grid, Task
+from .metrics import METRICS
 from .store import ROW_COLUMNS, ResultStore, _frame
 
 # %% auto #0
