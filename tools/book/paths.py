@@ -16,7 +16,7 @@ def notebooks() -> list[Path]:
 
 def page_name(nb: Path) -> str:
     "nbdev's page naming: `00_core.ipynb` -> `core.html`, `index.ipynb` -> `index.html`."
-    return re.sub(r"^\d+[a-z]?_", "", nb.stem) + ".html"
+    return re.sub(r"^\d+[a-z]?\d*_", "", nb.stem) + ".html"
 
 
 def _settings() -> dict:
