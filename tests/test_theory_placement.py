@@ -84,3 +84,18 @@ def test_register_check_refuses_a_second_check_under_a_taken_name():
         th.register_check("r", th.check_alpha_lemma4, {}, "bed", {"× 0.9": dict(scale=0.9)}, registry=reg)
     with pytest.raises(ValueError, match="planted error"):
         th.register_check("s", th.check_alpha_lemma4, {}, "bed", {}, registry=reg)
+
+
+def test_a_redefinition_outside_the_library_keeps_the_registered_check():
+    "nbdev's doc build re-runs a chapter's exported cells in the process that tests: the registry keeps the library's check."
+    import types
+    name = sorted(th.CHECKS)[0]
+    e = th.CHECKS[name]
+    f = e.check
+    copy = types.FunctionType(f.__code__, {**f.__globals__, "__name__": "docs_build"}, f.__name__, f.__defaults__, f.__closure__)
+    copy.__qualname__, copy.__module__ = f.__qualname__, "docs_build"
+    assert th.register_check(name, copy, e.kwargs, e.test_bed, e.mutations, e.ref).check is f and th.CHECKS[name].check is f
+    reg = {}
+    th.register_check("r", f, e.kwargs, e.test_bed, e.mutations, registry=reg)
+    edited = types.FunctionType(compile("def g(): return 1", "<cell>", "exec").co_consts[0], {}, f.__name__)
+    assert th.register_check("r", edited, {}, "bed", {"x": {}}, registry=reg).check is edited   # an edited cell replaces it
