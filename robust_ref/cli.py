@@ -75,6 +75,7 @@ def _cmd_example_grid(args) -> int:
     print(example_grid(args.name), end="")
     return 0
 
+# %% ../nbs/71_cli.ipynb #28cbde90
 def _cmd_run(args) -> int:
     from robust_ref.experiments import error_table, read_grid, run_grid
     grid = read_grid(args.grid_file)
@@ -95,6 +96,7 @@ def _cmd_run(args) -> int:
         return 1
     return 0
 
+# %% ../nbs/71_cli.ipynb #2ef3302b
 def _cmd_record_show(args) -> int:
     from robust_ref.experiments.record import list_records, load_record, record_root
     if args.name is None:   # one line per record, from its provenance: name, tasks, failed, commit, date
@@ -136,6 +138,7 @@ def _cmd_record_refresh(args) -> int:
               f"{a['changed']} with changed results, {int((new.status != 'ok').sum())} failed; rows replaced.", file=sys.stderr)
     return 0
 
+# %% ../nbs/71_cli.ipynb #a2cf048d
 def _cmd_report(args) -> int:
     import matplotlib
     matplotlib.use("Agg")  # files only; no display needed
@@ -183,6 +186,7 @@ def _verdict(executed: Path) -> str | None:
                 if line.strip().lower().startswith("verdict:"): found = line.strip()[len("verdict:"):].strip()
     return found
 
+# %% ../nbs/71_cli.ipynb #27dc6171
 def _cmd_reproduce(args) -> int:
     found = reproduction_notebooks(args.nbs)
     if args.paper not in found:
@@ -294,19 +298,10 @@ A re-run of the same grid into the same folder runs only the missing tasks ("N n
 One run writes a folder at a time: a second is refused (exit 2) naming the run that holds it, or waits with --wait.
 Exit codes: 0 all tasks ok, 1 some tasks failed (see robust-ref report), 2 bad input."""
 
-def _parser() -> _Parser:
+# %% ../nbs/71_cli.ipynb #5e47926e
+def _add_run(sub, raw):
+    "The `run` sub-command: its options, and the grid file's format as its epilog."
     from robust_ref.experiments import GENERATORS, NOISE, example_grids
-    raw = argparse.RawDescriptionHelpFormatter
-    p = _Parser(prog="robust-ref", description="Robust classification under label noise: datasets, experiment grids, reports.")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
-    d = sub.add_parser("datasets", help="list the bundled datasets with their shapes")
-    d.set_defaults(func=_cmd_datasets)
-    m = sub.add_parser("methods", help="list the methods: paper, description, whether available here")
-    m.set_defaults(func=_cmd_methods)
-    e = sub.add_parser("example-grid", help="print an example grid file (robust-ref example-grid > grid.toml)")
-    e.add_argument("name", nargs="?", default="quick", metavar="NAME", help=f"one of: {', '.join(example_grids())} (default quick)")
-    e.set_defaults(func=_cmd_example_grid)
     r = sub.add_parser("run", help="run a grid file (TOML/YAML) into a resumable results folder", formatter_class=raw,
                        epilog=GRID_HELP.format(noise=", ".join(NOISE), examples="|".join(example_grids()), generators=", ".join(GENERATORS)))
     r.add_argument("grid_file", metavar="GRID_FILE", help="a .toml or .yaml grid file (format below)")
@@ -323,9 +318,10 @@ def _parser() -> _Parser:
                         "refusing at once")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_cmd_run)
-    rep = sub.add_parser("report", help="write tables and plots of a results folder")
-    rep.add_argument("out_dir", metavar="OUT_DIR", help="a results folder written by `robust-ref run`")
-    rep.set_defaults(func=_cmd_report)
+
+# %% ../nbs/71_cli.ipynb #23f21b4e
+def _add_reproduce(sub, raw):
+    "The `reproduce` sub-command, its epilog listing the reproduction notebooks found."
     papers = reproduction_notebooks()
     listing = "\n".join(f"  {k:<16} {_title(v)}" for k, v in papers.items()) or f"  (none found in {_default_nbs()})"
     rp = sub.add_parser("reproduce", help="run a paper's reproduction notebook; HTML page + one-line verdict",
@@ -337,6 +333,10 @@ def _parser() -> _Parser:
     rp.add_argument("--output", metavar="FILE", help="executed notebook (default <notebook>.out.ipynb here)")
     rp.add_argument("--quiet", action="store_true", help="no progress bar")
     rp.set_defaults(func=_cmd_reproduce)
+
+# %% ../nbs/71_cli.ipynb #26a144cf
+def _add_record(sub):
+    "The `record` sub-command and its actions: show, save, refresh."
     rc = sub.add_parser("record", help="results of record: list or show them, refresh one method's rows")
     rsub = rc.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
     rsub.required = True
@@ -358,11 +358,33 @@ def _parser() -> _Parser:
     rf.add_argument("--root", metavar="DIR", help="the records folder (default: the repository's record/)")
     rf.add_argument("--quiet", action="store_true", help="no progress bar")
     rf.set_defaults(func=_cmd_record_refresh)
+
+# %% ../nbs/71_cli.ipynb #6fc0e0f6
+def _parser() -> _Parser:
+    from robust_ref.experiments import example_grids
+    raw = argparse.RawDescriptionHelpFormatter
+    p = _Parser(prog="robust-ref", description="Robust classification under label noise: datasets, experiment grids, reports.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    d = sub.add_parser("datasets", help="list the bundled datasets with their shapes")
+    d.set_defaults(func=_cmd_datasets)
+    m = sub.add_parser("methods", help="list the methods: paper, description, whether available here")
+    m.set_defaults(func=_cmd_methods)
+    e = sub.add_parser("example-grid", help="print an example grid file (robust-ref example-grid > grid.toml)")
+    e.add_argument("name", nargs="?", default="quick", metavar="NAME", help=f"one of: {', '.join(example_grids())} (default quick)")
+    e.set_defaults(func=_cmd_example_grid)
+    _add_run(sub, raw)
+    rep = sub.add_parser("report", help="write tables and plots of a results folder")
+    rep.add_argument("out_dir", metavar="OUT_DIR", help="a results folder written by `robust-ref run`")
+    rep.set_defaults(func=_cmd_report)
+    _add_reproduce(sub, raw)
+    _add_record(sub)
     w = sub.add_parser("warm-up", help="compile the numba kernels into the cache, so that later first fits are fast")
     w.add_argument("--quiet", action="store_true", help="print nothing")
     w.set_defaults(func=_cmd_warm_up)
     return p
 
+# %% ../nbs/71_cli.ipynb #81036c9b
 def main(argv=None, # arguments (default sys.argv[1:])
         ) -> int:
     "Entry point of the `robust-ref` console script; returns the exit code (0 ok, 1 tasks or a notebook failed, 2 bad input)."

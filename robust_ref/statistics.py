@@ -164,6 +164,7 @@ def _rates_as_percent(s):
             if name == "rate": s = s.format_index(pct, axis=axis, level=i)
     return s
 
+# %% ../nbs/72_statistics.ipynb #6bf33734
 def _pm(mean, sd, digits: int, n=None) -> str:
     if pd.isna(mean): return "–"
     out = f"{mean:.{digits}f}" + ("" if pd.isna(sd) else f" ± {sd:.{digits}f}")

@@ -98,6 +98,7 @@ def _noise_item(x):
     if isinstance(x, tuple) and len(x) == 2 and callable(x[1]): return _check_str(x[0], "noise name"), x[1]
     raise TypeError(f"a noise model must be one of {', '.join(NOISE)} or a (name, function) pair; got {x!r}.")
 
+# %% ../../nbs/70b_grid.ipynb #fc414cbe
 def _caps(max_train, datasets, what: str = "max_train", low: int = 2, meaning: str = "training rows kept") -> dict:
     "{dataset: cap} from None, one int for every dataset, or a {dataset: int} mapping (only the capped datasets)."
     if max_train is None: return {}
@@ -124,6 +125,7 @@ def _per_class(train_per_class, datasets, max_train) -> dict:
                              f"train_per_class applies to a fixed dataset: remove it for {d!r}.")
     return out
 
+# %% ../../nbs/70b_grid.ipynb #42b4cff9
 def _rounds(rounds) -> tuple | None:
     "Curve rounds as a sorted tuple of distinct ints >= 1 (None: no curves)."
     if rounds is None: return None
@@ -309,6 +311,7 @@ def _line_of(text: str, key: str, after: int = 0, value=None) -> int:
             if quoted.search(lines[i].split("#", 1)[0]): return i + 1
     return 0
 
+# %% ../../nbs/70b_grid.ipynb #be403289
 def _parse_file(path: Path):
     text = path.read_text()
     if path.suffix == ".toml":
@@ -325,6 +328,7 @@ def _parse_file(path: Path):
         return text, data
     raise ValueError(f"{path}: grid files must end in .toml, .yaml or .yml; got {path.suffix!r}.")
 
+# %% ../../nbs/70b_grid.ipynb #552aba88
 def read_grid(path, # a .toml or .yaml/.yml grid file
              ) -> Grid:
     "Read a `Grid` from a file; errors name the file, the line and the key."
@@ -370,6 +374,7 @@ def read_grid(path, # a .toml or .yaml/.yml grid file
     try: return Grid(datasets, methods, **kwargs)
     except ValueError as e: raise ValueError(f"{path}: {e}") from None   # the axes together (the grid's size)
 
+# %% ../../nbs/70b_grid.ipynb #af68634d
 def _file_datasets(raw, where, text: str = ""):
     "A grid file's datasets: a list of bundled names, or one table per dataset (empty: bundled; `generator = ...`: synthetic)."
     if not isinstance(raw, dict): return raw

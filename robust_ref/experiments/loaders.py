@@ -165,6 +165,7 @@ def _check_scale(name, scale):
                          f"(e.g. 16 for digits: pixels 0–16 to [0, 1]); got {scale!r}.")
     return float(scale)
 
+# %% ../../nbs/70b1_loaders.ipynb #be1124c0
 class _Sklearn(_Loader):
     "Loader of a dataset shipped with scikit-learn (`SKLEARN_DATASETS`), optionally a subset of its columns and binarised labels; equal by what it loads."
     def __init__(self, name: str, columns=None, positive=None, classes=None, scale=None):
@@ -211,6 +212,7 @@ class _Sklearn(_Loader):
             [f"scale={self.scale!r}"] if self.scale is not None else [])
         return f"sklearn:{self.name}" + (f"({', '.join(opts)})" if opts else "")
 
+# %% ../../nbs/70b1_loaders.ipynb #6996c91e
 def sklearn_dataset(name: str,     # a name of `SKLEARN_DATASETS`
                     columns=None,  # keep only these feature columns (indices, in this order); None keeps all
                     positive=None, # label values that make class +1 (the rest −1); None keeps the labels as they are

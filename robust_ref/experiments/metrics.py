@@ -94,6 +94,7 @@ def _linear_params(est, intercept: bool, who: str) -> np.ndarray:
     coef = np.ravel(final.coef_).astype(float)
     return np.r_[np.ravel(final.intercept_).astype(float), coef] if intercept else coef
 
+# %% ../../nbs/70b2_metrics.ipynb #eed81cb2
 def _reference_method(reference) -> Method:
     "The reference model of `coef_mse_to_clean_fit`: a registry method from a table {method = name, **parameters}."
     if not isinstance(reference, dict) or not isinstance(reference.get("method"), str):
@@ -112,6 +113,7 @@ def _check_clean_reference(reference=None, intercept: bool = False):
 
 _CLEAN_FITS: dict = {}   # per-process cache of reference parameters: a function of (reference, partition, data), never of the order
 
+# %% ../../nbs/70b2_metrics.ipynb #d9952084
 def coef_mse_to_clean_fit(est,              # the fitted linear classifier (or a Pipeline ending in one)
                           X, y, corrupted,  # the training features (the reference is fitted on them), noisy labels, mask (unused)
                           *, y_clean,       # the clean training labels, passed by the runner (`needs`)
@@ -237,6 +239,7 @@ column_generation.columns = ("n", "lam", "rounds", "rules_added", "nonzero_rules
                              "s_mass_on_support", "flipped_labels", "s_mass_flipped", "tight_margins", "best_rule_error",
                              "median_rule_error")
 
+# %% ../../nbs/70b2_metrics.ipynb #e6ec8520
 def _check_oracle(draws: int = 200, rounds: int = 20):
     for name, v, lo in (("draws", draws, 0), ("rounds", rounds, 1)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
@@ -259,6 +262,7 @@ pricing_oracle.columns = ("oracle_edge", "oracle_edge_over_lam", "oracle_violate
                           "R_after_direct_rounds", "R_with_empirical_tree", "empirical_tree_error")
 pricing_oracle.check_params = _check_oracle
 
+# %% ../../nbs/70b2_metrics.ipynb #51665641
 def _check_ulps(ulps: int = 1):
     if isinstance(ulps, bool) or not isinstance(ulps, numbers.Integral) or not 1 <= ulps <= 64:
         raise ValueError(f"refit_stability: ulps must be an integer in [1, 64] (units in the last place); got {ulps!r}.")
@@ -280,4 +284,3 @@ refit_stability.needs = ("X_test",)
 refit_stability.check_params = _check_ulps
 
 METRICS.update(column_generation=column_generation, pricing_oracle=pricing_oracle, refit_stability=refit_stability)
-

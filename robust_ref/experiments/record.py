@@ -157,6 +157,7 @@ def _build(source: dict, folder: Path) -> Grid:
     if not isinstance(grid, Grid): raise TypeError(f"{source['factory']} returned {type(grid).__name__}, not a Grid.")
     return grid
 
+# %% ../../nbs/70g_record.ipynb #357334d0
 def save_record(results,                  # run_grid's DataFrame, a ResultStore or a results folder
                 name: str,                # the record's folder name under `record_root(root)`
                 *, grid,                  # the grid file the results come from, or 'module:function' building the Grid
@@ -200,6 +201,7 @@ def save_record(results,                  # run_grid's DataFrame, a ResultStore 
     (folder / ".gitignore").write_text(".refresh/\n")   # a refresh's work folder is never committed
     return folder
 
+# %% ../../nbs/70g_record.ipynb #fee48673
 def load_record(name: str, root=None) -> tuple[pd.DataFrame, dict]:
     "The record's rows (a tidy DataFrame in grid order) and its provenance."
     folder = _folder(name, root)
@@ -234,6 +236,7 @@ def _pending(prov: dict) -> dict:
     "{method: note} for methods whose rows a code change made stale and whose refresh has not finished (`mark_pending`)."
     return {p["method"]: p for p in prov.get("pending", [])}
 
+# %% ../../nbs/70g_record.ipynb #ecfbbdc4
 def _tolerances(both: pd.DataFrame, prov: dict, atol) -> tuple[np.ndarray, str]:
     "Per shared task: the allowed |live − record| of an error rate, and a phrase saying why."
     if atol is not None: return np.full(len(both), float(atol)), "exact" if atol == 0 else f"within atol {atol:g}"
@@ -246,24 +249,8 @@ def _tolerances(both: pd.DataFrame, prov: dict, atol) -> tuple[np.ndarray, str]:
            if not same.any() else "exact for the methods made on this numeric platform, within one test point for the others")
     return tol, how
 
-def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's DataFrame)
-                         name: str,           # the record
-                         atol: float | None = None, # allowed |live − record| of an error rate; None: 0 (exact) where the record's
-                                              # numeric platform is this one, one test point (1/n_test) per task elsewhere
-                         root=None) -> pd.DataFrame:
-    "Assert that every task the live run shares with the record gives the same results; returns shared/agreeing/exact counts per method."
-    if not isinstance(live, pd.DataFrame) or not {"task_id", "method", *ERROR_COLUMNS} <= set(live.columns):
-        raise TypeError("live must be run_grid's DataFrame (columns task_id, method, test_error, ...).")
-    if atol is not None and (isinstance(atol, bool) or not isinstance(atol, (int, float)) or not 0 <= atol < 1):
-        raise ValueError(f"atol must be None (by numeric platform) or an error-rate tolerance in [0, 1) (0: exact; 1/n_test: "
-                         f"one test point); got {atol!r}.")
-    rec, prov = load_record(name, root)
-    both = live.merge(rec, on="task_id", suffixes=("", "_record"))
-    if both.empty:
-        raise AssertionError(f"the live run shares no task with record {name!r} ({len(live)} live tasks, {len(rec)} in the record): "
-                             "the live slice must use the record's datasets, methods, noise, seeds and test size.")
-    tol, how = _tolerances(both, prov, atol)
-    pending = both["method"].isin(list(_pending(prov))).to_numpy(bool)   # stale rows: run live, not compared
+def _differences(both: pd.DataFrame, rec: pd.DataFrame, live: pd.DataFrame, tol: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Per shared task: (outside the tolerance, not bit-identical), over the error rates, the curves and the metrics."
     bad, inexact = np.zeros(len(both), dtype=bool), np.zeros(len(both), dtype=bool)
     for c in EXACT_COLUMNS:
         if c in rec.columns: bad |= (both[c] != both[f"{c}_record"]).to_numpy()
@@ -282,6 +269,28 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
             differ = ~((a == b) | (np.isnan(a) & np.isnan(b)))
             bad |= differ & ((tol == 0) | (c == "contaminated_fraction"))
             inexact |= differ
+    return bad, inexact
+
+# %% ../../nbs/70g_record.ipynb #40eea004
+def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's DataFrame)
+                         name: str,           # the record
+                         atol: float | None = None, # allowed |live − record| of an error rate; None: 0 (exact) where the record's
+                                              # numeric platform is this one, one test point (1/n_test) per task elsewhere
+                         root=None) -> pd.DataFrame:
+    "Assert that every task the live run shares with the record gives the same results; returns shared/agreeing/exact counts per method."
+    if not isinstance(live, pd.DataFrame) or not {"task_id", "method", *ERROR_COLUMNS} <= set(live.columns):
+        raise TypeError("live must be run_grid's DataFrame (columns task_id, method, test_error, ...).")
+    if atol is not None and (isinstance(atol, bool) or not isinstance(atol, (int, float)) or not 0 <= atol < 1):
+        raise ValueError(f"atol must be None (by numeric platform) or an error-rate tolerance in [0, 1) (0: exact; 1/n_test: "
+                         f"one test point); got {atol!r}.")
+    rec, prov = load_record(name, root)
+    both = live.merge(rec, on="task_id", suffixes=("", "_record"))
+    if both.empty:
+        raise AssertionError(f"the live run shares no task with record {name!r} ({len(live)} live tasks, {len(rec)} in the record): "
+                             "the live slice must use the record's datasets, methods, noise, seeds and test size.")
+    tol, how = _tolerances(both, prov, atol)
+    pending = both["method"].isin(list(_pending(prov))).to_numpy(bool)   # stale rows: run live, not compared
+    bad, inexact = _differences(both, rec, live, tol)
     bad &= ~pending
     both["agrees"], both["exact"], both["pending"] = ~bad & ~pending, ~(bad | inexact | pending), pending
     summary = both.groupby("method", sort=False).agg(shared=("task_id", "size"), agreeing=("agrees", "sum"),
@@ -301,6 +310,7 @@ def check_against_record(live: pd.DataFrame,  # rows of a live run (run_grid's D
         raise AssertionError("\n".join(lines))
     return summary
 
+# %% ../../nbs/70g_record.ipynb #499b5004
 def mark_pending(name: str,    # the record
                  method: str,  # a method of its grid
                  reason: str,  # why its rows are stale, for the pages and `robust-ref record show`
@@ -354,6 +364,7 @@ def record_or_live(grid: Grid,       # the record grid (its name is the record's
     show_check(checked, grid.name, display)
     return rec, rec, f"results of record ({rec.split.nunique()} repetitions)"
 
+# %% ../../nbs/70g_record.ipynb #9ed2ac1d
 def show_check(checked: pd.DataFrame,  # what `check_against_record` returned
                name: str,              # the record
                display=None):          # where to show it (default: the notebook's display)
@@ -373,6 +384,7 @@ def _display(*objs):
     from IPython.display import display
     display(*objs)
 
+# %% ../../nbs/70g_record.ipynb #2731c543
 def run_record(grid_file,             # the record grid's file (.toml/.yaml); the record is named after the grid
                out=None,              # parent folder of the results folders (default: results/ next to record_root())
                *, n_jobs: int = -1,   # joblib processes

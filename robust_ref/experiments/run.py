@@ -64,6 +64,7 @@ def _task_data(task: Task):
     if isinstance(out, tuple): return out[0], X[te], y[tr], out[1], y[te], out[2]   # a corruption of the features
     return X[tr], X[te], y[tr], out, y[te], None
 
+# %% ../../nbs/70d_run.ipynb #1d869083
 def balanced_split(y,    # the labels of the whole dataset
                    k: int, # training points drawn from each class
                    seed: int, # the task's split seed
@@ -272,6 +273,7 @@ def run_grid(grid: Grid,                 # the grid to run
     finally:
         if store: store.close()   # release the folder's lock
 
+# %% ../../nbs/70d_run.ipynb #7c6bb85a
 def _run_into(grid, tasks, store, backend, n_jobs, client, own, threads, retry_failed, progress, start) -> pd.DataFrame:
     "The body of `run_grid` once the store is open (and locked)."
     done = store.done(retry_failed) if store else set()

@@ -81,6 +81,7 @@ def _who(h) -> str:
     "A lock file's holder as 'pid N on host H, since T'."
     return f"pid {h.get('pid')} on host {h.get('host')}, since {h.get('since')}" if isinstance(h, dict) else str(h)
 
+# %% ../../nbs/70c_store.ipynb #50641017
 class _FolderLock:
     "An exclusive `flock` on a folder's lock file, held from creation until `release()` (or the end of the process)."
     def __init__(self, folder: Path, wait: float = 0.0):
@@ -173,36 +174,38 @@ class ResultStore:
             self.close()
             raise
 
-    def _open_for(self, grid: Grid, force: bool, merge: bool):
-        "Check the folder against `grid` (under the lock), quarantine damaged lines and record the grid in grid.json."
-        fp = self.fingerprint = grid.fingerprint()
-        self._task_ids = {t.task_id for t in grid.iter_tasks()}   # a row of this grid names one of them, or it is damaged
-        old = self._read_meta() if self.meta_file.is_file() else None
-        self._legacy = None
-        self._end_torn_line()
-        self._quarantine_damaged()
-        if old is not None and "grids" not in old: self._stamp_legacy_rows(old["fingerprint"])
-        known = set(_grids(old)) | {fp} if old is not None else {fp}
-        stranger = next(((i, r) for i, r in self._numbered() if r.get("grid") not in known), None)
-        if (old is not None and fp not in _grids(old) or stranger) and not merge:
-            if not force:
-                where = (f"{self.meta_file} was written for grid {old.get('spec', {}).get('name')!r} (fingerprint "
-                         f"{old.get('fingerprint')})" if old is not None and fp not in _grids(old) else
-                         f"{self.log}:{stranger[0]}: a row of grid {stranger[1].get('grid', '(none recorded)')!s}")
-                raise ValueError(f"{self.path} holds results of a different grid: {where}; this grid's fingerprint is {fp}. "
-                                 "Use another folder, merge=True (--merge) to keep those results next to this grid's, "
-                                 "or force=True (--force) to discard them and start over.")
-            for f in (self.log, self.quarantine_file, self.path / "results.parquet", self.path / "results.csv"):
-                f.unlink(missing_ok=True)
-            old = None
-        if old is None:
-            old = dict(fingerprint=fp, spec=grid.spec(), grids={}, runs=[])
-            for _, r in self._numbered():   # merging into a folder whose grid.json was lost: its rows still name their grids
-                if isinstance(r.get("grid"), str): old["grids"].setdefault(r["grid"], None)
-        old.setdefault("grids", {old["fingerprint"]: old["spec"]})
-        old["grids"][fp] = grid.spec()
-        self.meta = old
-        self._write_meta()
+# %% ../../nbs/70c_store.ipynb #e503dfde
+@patch
+def _open_for(self: ResultStore, grid: Grid, force: bool, merge: bool):
+    "Check the folder against `grid` (under the lock), quarantine damaged lines and record the grid in grid.json."
+    fp = self.fingerprint = grid.fingerprint()
+    self._task_ids = {t.task_id for t in grid.iter_tasks()}   # a row of this grid names one of them, or it is damaged
+    old = self._read_meta() if self.meta_file.is_file() else None
+    self._legacy = None
+    self._end_torn_line()
+    self._quarantine_damaged()
+    if old is not None and "grids" not in old: self._stamp_legacy_rows(old["fingerprint"])
+    known = set(_grids(old)) | {fp} if old is not None else {fp}
+    stranger = next(((i, r) for i, r in self._numbered() if r.get("grid") not in known), None)
+    if (old is not None and fp not in _grids(old) or stranger) and not merge:
+        if not force:
+            where = (f"{self.meta_file} was written for grid {old.get('spec', {}).get('name')!r} (fingerprint "
+                     f"{old.get('fingerprint')})" if old is not None and fp not in _grids(old) else
+                     f"{self.log}:{stranger[0]}: a row of grid {stranger[1].get('grid', '(none recorded)')!s}")
+            raise ValueError(f"{self.path} holds results of a different grid: {where}; this grid's fingerprint is {fp}. "
+                             "Use another folder, merge=True (--merge) to keep those results next to this grid's, "
+                             "or force=True (--force) to discard them and start over.")
+        for f in (self.log, self.quarantine_file, self.path / "results.parquet", self.path / "results.csv"):
+            f.unlink(missing_ok=True)
+        old = None
+    if old is None:
+        old = dict(fingerprint=fp, spec=grid.spec(), grids={}, runs=[])
+        for _, r in self._numbered():   # merging into a folder whose grid.json was lost: its rows still name their grids
+            if isinstance(r.get("grid"), str): old["grids"].setdefault(r["grid"], None)
+    old.setdefault("grids", {old["fingerprint"]: old["spec"]})
+    old["grids"][fp] = grid.spec()
+    self.meta = old
+    self._write_meta()
 
 # %% ../../nbs/70c_store.ipynb #11c25eb9
 def _grids(meta: dict) -> dict:

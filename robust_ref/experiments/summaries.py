@@ -41,6 +41,7 @@ def summarise(df: pd.DataFrame, value: str = "test_error") -> pd.DataFrame:
     g = _ok(df).groupby(["dataset", "noise", "rate", "method"], sort=True)[value]
     return g.agg(mean="mean", sd="std", n="count")
 
+# %% ../../nbs/70e_summaries.ipynb #9dc5c67c
 def error_table(df: pd.DataFrame, value: str = "test_error",
                 scale: float = 100, # 100: errors in %
                 digits: int = 1) -> pd.DataFrame:
@@ -64,6 +65,7 @@ def degradation(df: pd.DataFrame, value: str = "test_error", scale: float = 100)
     diff = diff[diff.index.get_level_values("rate") > 0]
     return _in_order(diff.groupby(level=["noise", "rate"]).mean(), df)
 
+# %% ../../nbs/70e_summaries.ipynb #a110f139
 _CLOCKS = {"wall": "fit_seconds", "cpu": "fit_cpu_seconds"}
 
 def fit_times(df: pd.DataFrame, # rows of a grid run
@@ -125,6 +127,7 @@ def level_claim(values,                   # {method: measured value}, e.g. mean 
                  ("" if holds else f"; fails for {', '.join(failed.index)} by {', '.join(f'{-x:.3g}' for x in failed.margin)}"))
     return Claim(holds, nums, statement + ".")
 
+# %% ../../nbs/70e_summaries.ipynb #99d9883c
 def _pairs(order) -> list[tuple]:
     order = list(order)
     if len(order) < 2 and not (order and isinstance(order[0], tuple)):
