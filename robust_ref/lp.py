@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+import scipy.sparse as sp
 from fastcore.basics import patch
 from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
