@@ -116,7 +116,7 @@ class RMBoostMasterPrimal(RMBoostMaster):
             return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5,
                             algorithm="auto", options=self.options)
         # (16) warm: new columns enter at 0, so the previous basis stays primal feasible (primal simplex, phase 2
-        # only). Keep HiGHS's bound perturbation: without it the primal simplex can cycle on this LP (it did)
+        # only). Keep HiGHS's bound perturbation: without it the primal simplex can cycle on this LP
         return MasterLP(np.full(n, -0.5), np.full(n, 0.5), sense="min", offset=0.5, algorithm="primal",
                         options=self.options)
 

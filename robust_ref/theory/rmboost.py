@@ -15,12 +15,15 @@ from ..checks import BoundCheck, _check, register_check
 from ..datasets import FiniteWorld, make_finite_world, threshold_rules
 from ..rmboost import rmboost_full_lp, rmboost_lp
 
+_all_ = ['_bed_sample', '_lemma5_sides']   # two private helpers that the tests reach through robust_ref.theory
+
+
 # %% auto #0
 __all__ = ['RMBOOST_TABLE4_COLUMNS', 'RMBoostBed', 'rmboost_bed', 'check_rmboost_lemma5', 'check_rmboost_thm1',
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'check_rmboost_eq13',
            'check_rmboost_lemma6a', 'check_rmboost_lemma6b', 'check_rmboost_lemma7', 'rmboost_margin_world',
            'check_rmboost_consistency', 'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4',
-           'check_rmboost_thm8', 'rmboost_table4_from_table3', 'check_rmboost_table4', '_bed_sample']
+           'check_rmboost_thm8', 'rmboost_table4_from_table3', 'check_rmboost_table4', '_bed_sample', '_lemma5_sides']
 
 # %% ../../nbs/10a_rmboost_theorems.ipynb #fe2c76cf
 @dataclass(frozen=True, eq=False)
@@ -493,8 +496,6 @@ def _bed_sample(bed, eta_tr, n, seed):
     rng = np.random.default_rng(seed)
     idx = rng.choice(len(bed.world.px), size=n, p=bed.world.px)
     return idx, np.where(rng.random(n) < eta_tr[idx], 1.0, -1.0)
-
-_all_ = ['_bed_sample']   # the tests sample the bed as the checks do
 
 def rmboost_iterate_runs(bed: RMBoostBed | None = None, n_small: int = 30, n_large: int = 400):
     """Training runs of the Theorem 4 / Theorem 8 checks: name → (ρ₊, ρ₋, n, seed). `rule-copy`: every label is
