@@ -65,7 +65,7 @@ from threadpoolctl import threadpool_limits
 from _common import warm_up_rmboost
 from robust_ref.datasets import load_dataset
 from robust_ref.learners import TreeLearner
-import robust_ref.lp as lp_module
+import robust_ref.master_lp as lp_module   # the dense dual simplex and its pivot kernel live here
 from robust_ref.lp import DenseDualSimplex, LPBoostClassifier, LPBoostMaster, MasterLP
 from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier, RMBoostMaster
 
