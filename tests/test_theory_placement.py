@@ -26,7 +26,7 @@ def _top_level_by_notebook():
 
 def _top_level_of(module: Path):
     text = module.read_text(encoding="utf-8")
-    marks = [(m.start(), m.group(1)) for m in re.finditer(r"^# %% \.\./nbs/(\S+\.ipynb) #\w+$", text, flags=re.M)]
+    marks = [(m.start(), m.group(1)) for m in re.finditer(r"^# %% (?:\.\./)+nbs/(\S+\.ipynb) #\w+$", text, flags=re.M)]
     line_nb, k = {}, 0
     offsets = [0]
     for line in text.splitlines(keepends=True): offsets.append(offsets[-1] + len(line))

@@ -7,4 +7,6 @@ __all__ = []
 
 # %% ../../nbs/80_theory.ipynb #80a1e0d1
 from ..checks import *   # the apparatus: BoundCheck, the registry CHECKS, demonstrate, summary_table
+from .alpha_loss import *
+from .trees import *
 
