@@ -239,8 +239,8 @@ _HELD_AT_ZERO = ("the L2 penalty (not scale invariant) outweighs the loss on suc
                  "penalty=None is scale invariant)")
 
 @patch
-def _fit(self: AlphaLogisticRegression, X, y, s):
-    loss, lam = self._check_params()
+def _scaled_problem(self: AlphaLogisticRegression, X, y, s, lam):
+    "(V, s, pen, free, scale): signed rows of the scaled design, normalised weights, penalty weights, free coordinates."
     n, d = X.shape
     # L-BFGS works on column-scaled features (max |x_j| = 1; θ̃_j = scale_j θ_j, penalty rescaled to match):
     # the same minimiser, but a well-conditioned problem whose first trial steps cannot overflow the loss.
@@ -261,7 +261,11 @@ def _fit(self: AlphaLogisticRegression, X, y, s):
         # float precision: it is held there and the others are fitted (in the objective, inf · 0 would be NaN).
         free = np.isfinite(pen)
         V, pen = V[:, free], pen[free]
+    return V, s, pen, free, scale
 
+# %% ../nbs/20_alpha_loss.ipynb #588d160e
+def _alpha_objective(loss, V, s, pen):
+    "fun(θ) → (J(θ)/(C Σ s), gradient) on the scaled problem (`_HUGE` where a trial step overflowed)."
     def fun(th):                                            # J(θ)/(C Σ s), and its gradient
         m = V @ th
         with np.errstate(over="ignore", invalid="ignore"):
@@ -273,42 +277,65 @@ def _fit(self: AlphaLogisticRegression, X, y, s):
         if not np.isfinite(f):      # a trial step overflowed (loss > 1e308): make the line search back off
             return _HUGE, np.nan_to_num(g, nan=0.0, posinf=_HUGE, neginf=-_HUGE)
         return f, g
+    return fun
 
+def _alpha_gradient(loss, V, s, pen):
+    "grad(θ, m) → the gradient alone, at margins m = Vθ (GD needs only the gradient: half the work)."
+    def grad(th, m):
+        with np.errstate(over="ignore", invalid="ignore"):
+            g = (s * _loss_with_linear_tail(loss, m, value=False)[1]) @ V
+        return g if pen is None else g + pen * th
+    return grad
+
+# %% ../nbs/20_alpha_loss.ipynb #80b593e3
+@patch
+def _lbfgs(self: AlphaLogisticRegression, fun, th) -> np.ndarray:
+    "L-BFGS-B from θ; sets `n_iter_`."
+    res = minimize(fun, th, jac=True, method="L-BFGS-B",
+                   options={"maxiter": int(self.max_iter), "gtol": float(self.tol), "ftol": 0.0, "maxcor": 20})
+    th, self.n_iter_ = res.x, int(res.nit)
+    if not res.success:
+        hint = "increase max_iter" if res.nit >= self.max_iter else "standardise X, or add a penalty (smaller C)"
+        warnings.warn(f"L-BFGS stopped without converging after {res.nit} iterations ({res.message}); {hint}.",
+                      ConvergenceWarning)
+    return th
+
+@patch
+def _gd(self: AlphaLogisticRegression, fun, grad, V, th) -> np.ndarray:
+    "`max_iter` steps of gradient descent with rate `lr` from θ, stopped at the first overflow; sets `n_iter_`."
+    f_start, self.n_iter_, m = fun(th)[0], 0, V @ th
+    for _ in range(int(self.max_iter)):
+        new = th - self.lr * grad(th, m)
+        with np.errstate(over="ignore", invalid="ignore"):
+            m_new = V @ new
+        if not (np.all(np.isfinite(new)) and np.all(np.isfinite(m_new))): break   # overflow: keep the last finite iterate
+        th, m, self.n_iter_ = new, m_new, self.n_iter_ + 1
+    f_end, g_end = fun(th)
+    if self.n_iter_ < self.max_iter or not f_end <= f_start:
+        warnings.warn(f"gradient descent diverged: lr={self.lr:g} is too large for this data (the objective went "
+                      f"from {f_start:.4g} to {f_end:.4g}, max |θ| = {np.max(np.abs(th)):.3g}, "
+                      f"{self.n_iter_} finite steps); lower lr, standardise X or use solver='lbfgs'.",
+                      ConvergenceWarning)
+    elif (gmax := float(np.max(np.abs(g_end)))) > self.tol:
+        warnings.warn(f"gradient descent stopped at max_iter={self.max_iter} with max |gradient| = {gmax:.3g} > "
+                      f"tol={self.tol:g}: not converged; raise max_iter or lr, or use solver='lbfgs'.",
+                      ConvergenceWarning)
+    return th
+
+# %% ../nbs/20_alpha_loss.ipynb #46d2a1f1
+@patch
+def _fit(self: AlphaLogisticRegression, X, y, s):
+    loss, lam = self._check_params()
+    d = X.shape[1]
+    V, s, pen, free, scale = self._scaled_problem(X, y, s, lam)
+    fun = _alpha_objective(loss, V, s, pen)
     rng = as_generator(self.random_state)
-    th = np.zeros(Z.shape[1]) if self.init == "zeros" else rng.uniform(0, 1, Z.shape[1])
+    th = np.zeros(free.size) if self.init == "zeros" else rng.uniform(0, 1, free.size)
     th[:d] *= scale                                          # init is given in the original parameters
-    th_all, th = np.zeros(Z.shape[1]), th[free]
+    th_all, th = np.zeros(free.size), th[free]
     if th.size == 0: self.n_iter_ = 0                        # every coordinate is held at 0: nothing to fit
-    elif self.solver == "lbfgs":
-        res = minimize(fun, th, jac=True, method="L-BFGS-B",
-                       options={"maxiter": int(self.max_iter), "gtol": float(self.tol), "ftol": 0.0, "maxcor": 20})
-        th, self.n_iter_ = res.x, int(res.nit)
-        if not res.success:
-            hint = "increase max_iter" if res.nit >= self.max_iter else "standardise X, or add a penalty (smaller C)"
-            warnings.warn(f"L-BFGS stopped without converging after {res.nit} iterations ({res.message}); {hint}.",
-                          ConvergenceWarning)
-    else:
-        def grad(th, m):                                    # GD needs only the gradient (half the work)
-            with np.errstate(over="ignore", invalid="ignore"):
-                g = (s * _loss_with_linear_tail(loss, m, value=False)[1]) @ V
-            return g if pen is None else g + pen * th
-        f_start, self.n_iter_, m = fun(th)[0], 0, V @ th
-        for _ in range(int(self.max_iter)):
-            new = th - self.lr * grad(th, m)
-            with np.errstate(over="ignore", invalid="ignore"):
-                m_new = V @ new
-            if not (np.all(np.isfinite(new)) and np.all(np.isfinite(m_new))): break   # overflow: keep the last finite iterate
-            th, m, self.n_iter_ = new, m_new, self.n_iter_ + 1
-        f_end, g_end = fun(th)
-        if self.n_iter_ < self.max_iter or not f_end <= f_start:
-            warnings.warn(f"gradient descent diverged: lr={self.lr:g} is too large for this data (the objective went "
-                          f"from {f_start:.4g} to {f_end:.4g}, max |θ| = {np.max(np.abs(th)):.3g}, "
-                          f"{self.n_iter_} finite steps); lower lr, standardise X or use solver='lbfgs'.",
-                          ConvergenceWarning)
-        elif (gmax := float(np.max(np.abs(g_end)))) > self.tol:
-            warnings.warn(f"gradient descent stopped at max_iter={self.max_iter} with max |gradient| = {gmax:.3g} > "
-                          f"tol={self.tol:g}: not converged; raise max_iter or lr, or use solver='lbfgs'.",
-                          ConvergenceWarning)
+    elif self.solver == "lbfgs": th = self._lbfgs(fun, th)
+    else: th = self._gd(fun, _alpha_gradient(loss, V, s, pen), V, th)
     th_all[free] = th; th = th_all
     self.coef_ = (th[:d] / scale).reshape(1, d)
     self.intercept_ = np.array([th[d] if self.fit_intercept else 0.0])

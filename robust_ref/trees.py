@@ -240,6 +240,7 @@ def _check_grid(grid) -> tuple:
     for v in g: _check_param("lam (in ane_grid)", v, _LAM, "NE's λ; λ ≥ 1 is exactly CL and λ = 0 means √Gini.")
     return g
 
+# %% ../nbs/30_robust_trees.ipynb #9f4d09ec
 def _prepare_fit(est, X, y, sample_weight):
     "Validate the parameters (`_parameter_constraints`), X, y and the weights; return the class codes and the criterion."
     validate_params(est)
@@ -272,6 +273,7 @@ def _prepare_fit(est, X, y, sample_weight):
     val = float(est.ane_val_size) if crit.name == "ane" else None
     return X, classes, codes, w, crit, params, opts, grid, val
 
+# %% ../nbs/30_robust_trees.ipynb #986f2e10
 def _tune_lambda(fit_predict, X, codes, w, grid, val_size, random_state):
     """ANE [@wilton2024trees, §3.6]: fit NE(λ) on a random 80 % of the noisy rows, score on the other 20 % (noisy labels);
     ties → larger λ. `fit_predict(w_train, train_rows, λs, X_val)` fits one model per λ on the weights w_train (0 off the
