@@ -193,6 +193,7 @@ class LogisticLoss(MarginLoss):
         return np.where(a > 0, a * np.log(np.where(a > 0, 2 * a, 1.0)), 0.0) + \
                np.where(b > 0, b * np.log(np.where(b > 0, 2 * b, 1.0)), 0.0)
 
+# %% ../nbs/01_losses.ipynb #38701790
 @dataclass(frozen=True, repr=False)
 class HingeLoss(MarginLoss):
     "Hinge loss (1 − v)_+ (SVM); not differentiable at v = 1."
@@ -308,6 +309,7 @@ class TruncatedHingeLoss(MarginLoss):
     def _d1(self, v): return np.where((v >= self.s) & (v < 1.0), -1.0, 0.0)
     def _d2(self, v): return np.zeros_like(v)
 
+# %% ../nbs/01_losses.ipynb #1b228967
 _TIES = {"half": 0.5, "error": 1.0, "correct": 0.0}
 
 @dataclass(frozen=True, repr=False)
@@ -364,6 +366,7 @@ class _SigmoidPower(MarginLoss):
             return np.where(eta > 0.5, np.inf, np.where(eta < 0.5, -np.inf, 0.0))
         return _logit(eta) / (a * (g - 1.0))
 
+# %% ../nbs/01_losses.ipynb #9b11fa10
 @dataclass(frozen=True, repr=False)
 class SigmoidLoss(_SigmoidPower):
     "Sigmoid loss σ(−v) = 1/(1 + e^{v}) (α-loss at α=∞; symmetric with C = 1; calibrated, not convex, not Arch)."
@@ -438,38 +441,50 @@ class AlphaLoss(MarginLoss):
         if self.alpha <= 1: return math.inf
         return 1.0 if math.isinf(self.alpha) else self.alpha / (self.alpha - 1.0)
 
-    def _value(self, v):
-        a, b = self.alpha, self.beta
-        if a == 0.5: return _exp(-v)
-        if a == 1.0: return -log_expit(v)
-        if math.isinf(a): return expit(-v)
-        L = log_expit(v)
-        if abs(b) < 1e-12: return -L * (1.0 + b * L / 2 + (b * L) ** 2 / 6)
-        with np.errstate(over="ignore"):
-            return -np.expm1(b * L) / b
-    def _log_weight(self, v):
-        a = self.alpha
-        if a == 0.5: return -v
-        return self.beta * log_expit(v) + log_expit(-v)
-    def _d1(self, v):
-        if self.alpha == 0.5: return -_exp(-v)
-        return -_exp(self._log_weight(v))
-    def _d2(self, v):
-        a, b = self.alpha, self.beta
-        if a == 0.5: return _exp(-v)
-        if a == 1.0: return np.exp(log_expit(v) + log_expit(-v))
-        with np.errstate(invalid="ignore"):
-            out = _exp(self._log_weight(v)) * ((b + 1.0) * expit(v) - b)
-        return out
-    def _minimizer(self, eta):
-        if math.isinf(self.alpha):
-            return np.where(eta > 0.5, np.inf, np.where(eta < 0.5, -np.inf, 0.0))
-        return self.alpha * _logit(eta)
-    def _psi(self, theta):
-        if self.alpha == 0.5: return ExponentialLoss()._psi(theta)
-        if self.alpha == 1.0: return LogisticLoss()._psi(theta)
-        if math.isinf(self.alpha): return np.abs(theta) / 2
-        return None
+# %% ../nbs/01_losses.ipynb #c3137105
+@patch
+def _value(self: AlphaLoss, v):
+    a, b = self.alpha, self.beta
+    if a == 0.5: return _exp(-v)
+    if a == 1.0: return -log_expit(v)
+    if math.isinf(a): return expit(-v)
+    L = log_expit(v)
+    if abs(b) < 1e-12: return -L * (1.0 + b * L / 2 + (b * L) ** 2 / 6)
+    with np.errstate(over="ignore"):
+        return -np.expm1(b * L) / b
+
+@patch
+def _log_weight(self: AlphaLoss, v):
+    a = self.alpha
+    if a == 0.5: return -v
+    return self.beta * log_expit(v) + log_expit(-v)
+
+@patch
+def _d1(self: AlphaLoss, v):
+    if self.alpha == 0.5: return -_exp(-v)
+    return -_exp(self._log_weight(v))
+
+@patch
+def _d2(self: AlphaLoss, v):
+    a, b = self.alpha, self.beta
+    if a == 0.5: return _exp(-v)
+    if a == 1.0: return np.exp(log_expit(v) + log_expit(-v))
+    with np.errstate(invalid="ignore"):
+        out = _exp(self._log_weight(v)) * ((b + 1.0) * expit(v) - b)
+    return out
+
+@patch
+def _minimizer(self: AlphaLoss, eta):
+    if math.isinf(self.alpha):
+        return np.where(eta > 0.5, np.inf, np.where(eta < 0.5, -np.inf, 0.0))
+    return self.alpha * _logit(eta)
+
+@patch
+def _psi(self: AlphaLoss, theta):
+    if self.alpha == 0.5: return ExponentialLoss()._psi(theta)
+    if self.alpha == 1.0: return LogisticLoss()._psi(theta)
+    if math.isinf(self.alpha): return np.abs(theta) / 2
+    return None
 
 # %% ../nbs/01_losses.ipynb #e39dcb93
 @dataclass(frozen=True, repr=False)
@@ -749,6 +764,7 @@ def psi_transform(loss,  # loss name or instance
             raise ValueError(f"{loss!r} has no closed-form ψ-transform; use method='numeric'.")
     return _out(_numeric_psi(loss, np.abs(theta)))
 
+# %% ../nbs/01_losses.ipynb #f17712ae
 def surrogate_regret_bound(loss,  # loss name or instance
                            excess_surrogate_risk,  # R_φ(f) − R_φ* ≥ 0 (scalar or array)
                            method: str = "auto"  # ψ from its closed form ("auto"/"closed") or "numeric"

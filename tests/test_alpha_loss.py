@@ -18,11 +18,12 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from robust_ref.alpha_loss import (AdaBoostAlpha, AlphaBoost, AlphaLogisticRegression, B_alpha, alpha_inverse_link,
-                                   alpha_link, alpha_loss, alpha_loss_derivative, check_alpha, convexity_region,
-                                   giving_up_weight, linear_noisy_risk_gradient, ls2d_clean_accuracy, ls2d_minimize,
-                                   ls2d_noisy_risk, ls2d_noisy_risk_grad, theorem2_bound, theorem3_bounds,
-                                   theorem3_chi, weight_peak)
+from robust_ref.alpha_loss import (AdaBoostAlpha, AlphaBoost, AlphaLogisticRegression, alpha_inverse_link, alpha_link,
+                                   alpha_loss, alpha_loss_derivative, check_alpha, convexity_region, giving_up_weight,
+                                   weight_peak)
+from robust_ref.theory.alpha_loss import (B_alpha, linear_noisy_risk_gradient, ls2d_clean_accuracy, ls2d_minimize,
+                                          ls2d_noisy_risk, ls2d_noisy_risk_grad, theorem2_bound, theorem3_bounds,
+                                          theorem3_chi)
 from robust_ref.baselines import AdaBoostClassifier
 from robust_ref.datasets import make_long_servedio
 

@@ -91,7 +91,8 @@ def test_trees_thm4_exact_tail_against_a_direct_sum():
     # P(ñ_1 < 50) for counts (60, 40), η = 0.2, by a double sum over the two binomials (independent of the convolution)
     a, b = stats.binom(60, 0.8), stats.binom(40, 0.2)
     direct = sum(a.pmf(i) * b.pmf(j) for i in range(61) for j in range(41) if i + j < 50)
-    assert th._p_majority_lost_binary((60, 40), 0.2) == pytest.approx(direct, rel=1e-12)
+    from robust_ref.theory.trees import _p_majority_lost_binary
+    assert _p_majority_lost_binary((60, 40), 0.2) == pytest.approx(direct, rel=1e-12)
 
 
 def test_trees_thm4_holds_and_fails_under_mutation():
@@ -344,9 +345,10 @@ def test_rmboost_table4_bad_input():
 
 # ---- lemmas and closed-form identities ---------------------------------------------------------------------------
 def test_alpha_lemma1_derivatives_and_slips():
+    from robust_ref.theory.alpha_loss import _third_sign_flipped
     assert th.check_alpha_lemma1().ok
     assert not th.check_alpha_lemma1(scale=0.99).ok
-    assert not th.check_alpha_lemma1(derivative=th._third_sign_flipped).ok
+    assert not th.check_alpha_lemma1(derivative=_third_sign_flipped).ok
 
     def beta_for_beta_plus_one(z, a, k):             # second derivative of α-loss with α ↦ α + 1 (a wrong exponent)
         from robust_ref.alpha_loss import alpha_loss_derivative
@@ -367,7 +369,8 @@ def test_alpha_lemma3_ratio_is_tanh_and_mutations_fail():
     c = th.check_alpha_lemma3()
     assert c.ok and c.min_relative_slack < 1e-9                  # ratio → 1 as |z| → ∞
     nz = np.abs(c.terms["|l̃¹ ′′|"]) > 1e-200
-    z = np.r_[-th._TAIL[::-1], 0.0, th._TAIL]                   # the default grid
+    from robust_ref.theory.alpha_loss import _TAIL
+    z = np.r_[-_TAIL[::-1], 0.0, _TAIL]                   # the default grid
     assert np.allclose((c.quantity / c.terms["|l̃¹ ′′|"])[nz], np.abs(np.tanh(z / 2))[nz], rtol=1e-9)
     assert not th.check_alpha_lemma3(scale=0.9).ok
     assert not th.check_alpha_lemma3(form="swapped").ok
@@ -424,12 +427,13 @@ def test_trees_thm1_closed_forms_are_the_minima():
     assert not th.check_trees_thm1(factors={"2·misclassification (MAE)": 0.5}).ok      # MAE's factor 2 dropped
     assert not th.check_trees_thm1(drop="Gini").ok
     # by hand: p = (½, ½): Gini ½, entropy ln 2, misclassification ½, MAE 1
+    from robust_ref.theory.trees import _simplex_loss
     from robust_ref.trees import impurity_entropy, impurity_gini, impurity_misclassification
     p = np.array([0.5, 0.5])
     assert (impurity_gini(p), impurity_misclassification(p)) == (0.5, 0.5)
     assert impurity_entropy(p) == pytest.approx(np.log(2), rel=1e-15)
     with pytest.raises(ValueError, match="unknown loss 'hinge'"):
-        th._simplex_loss("hinge", np.eye(2))
+        _simplex_loss("hinge", np.eye(2))
 
 
 def test_checks_registry_covers_the_new_results():
@@ -448,7 +452,7 @@ def test_alpha_thm3_corrected_is_attained_printed_fails():
     assert not th.check_alpha_thm3(scale=0.9).ok
     assert not th.check_alpha_thm3(drop="spread").ok
     # the paper's counterexample, by hand: X ≡ 1, θ = 0, α = 1, p = ¼: ‖∇R‖ = (1 − 2p)/2 = ¼ < (18)'s 1 − χ = ¾
-    from robust_ref.alpha_loss import linear_noisy_risk_gradient, theorem3_chi
+    from robust_ref.theory.alpha_loss import linear_noisy_risk_gradient, theorem3_chi
     assert np.linalg.norm(linear_noisy_risk_gradient([0.0], np.ones((1, 1)), 1, 0.25)) == pytest.approx(0.25, abs=1e-12)
     assert 1 - theorem3_chi(1, 0.25, 1e-9) == pytest.approx(0.75, abs=1e-6)
     with pytest.raises(ValueError, match="form must be 'corrected' or 'printed'"):

@@ -27,7 +27,7 @@ def test_registered_check_has_mutations(name):
 # ---- α-loss ------------------------------------------------------------------------------------------------------
 def test_alpha_lemma2_root_is_alpha_log_N_by_hand():
     # B^α_N(x) = e^x − N e^{−x} at α = ½ (every derivative of l̃^{1/2} = e^{−z} is ±e^{−z}): root ½ ln N
-    from robust_ref.alpha_loss import B_alpha
+    from robust_ref.theory.alpha_loss import B_alpha
     x = np.array([-1.0, 0.3, 2.0])
     assert np.allclose(B_alpha(x, 0.5, 3.0), np.exp(x) - 3.0 * np.exp(-x), rtol=1e-13)
     c = th.check_alpha_lemma2(alphas=(0.5,), Ns=(3.0,))
@@ -47,7 +47,7 @@ def test_alpha_thm2_worst_ratio_is_small_and_attained_at_the_premise():
     r_inf = th.alpha_thm2_worst_ratio(np.inf)[0]
     assert 0.056 < r_inf < 0.059
     # the worst case, evaluated directly with the chapter's functions: (14) at one support point, d = 1, r = z* + Δ
-    from robust_ref.alpha_loss import linear_noisy_risk_gradient, theorem2_bound
+    from robust_ref.theory.alpha_loss import linear_noisy_risk_gradient, theorem2_bound
     V = np.ones((1, 1))
     lhs = abs(linear_noisy_risk_gradient([z + d], V, 1.0, 0.2)[0] - linear_noisy_risk_gradient([z], V, 1.0, 0.2)[0])
     assert lhs / theorem2_bound(1.0, 0.2, 1, z + d, z) == pytest.approx(r, rel=1e-6)

@@ -7,5 +7,7 @@ __all__ = []
 
 # %% ../../nbs/80_theory.ipynb #80a1e0d1
 from ..checks import *   # the apparatus: BoundCheck, the registry CHECKS, demonstrate, summary_table
-from .rmboost import *   # RMBoost's checks (page 10a)
+from .rmboost import *   # RMBoost's checks, on 10a_rmboost_theorems.ipynb
+from .alpha_loss import *   # α-loss's checks, on 20a_alpha_loss_theorems.ipynb
+from .trees import *   # Robust trees's checks, on 30a_robust_trees_theorems.ipynb
 
