@@ -243,7 +243,7 @@ def test_archboost_thm2_sharp_condition():
 
 
 def test_archboost_thm2_condition_agrees_with_chapter_function():
-    from robust_ref.archboost import breakdown_condition
+    from robust_ref.theory.archboost import breakdown_condition
     for a in (0.95, 0.99, 1.01, 1.1):
         for o in (0.2, 1.0, 3.0):
             y, w, out = np.array([1.0, -1.0, 1.0]), np.array([a, 1.0, o]), np.array([False, False, True])

@@ -114,7 +114,7 @@ def test_meanclf_thm4_printed_fails_exactly_where_the_spec_says():
 def test_meanclf_thm5_is_the_max_over_maps_and_close_to_the_bound():
     c = th.check_meanclf_thm5()
     assert c.ok and 0.85 < float(np.max(c.quantity / c.bound)) < 0.87
-    from robust_ref.mean_classifier import thm3_bound
+    from robust_ref.theory.mean_classifier import thm3_bound
     assert c.bound[0] == pytest.approx(np.sqrt(2 * (1 + np.log(2) + np.log(1e8)) / 18), rel=1e-12)
     assert c.bound[0] == pytest.approx(thm3_bound(18, 1e-8, k=2), rel=1e-15)
 

@@ -7,4 +7,5 @@ __all__ = []
 
 # %% ../../nbs/80_theory.ipynb #80a1e0d1
 from ..checks import *   # the apparatus: BoundCheck, the registry CHECKS, demonstrate, summary_table
-
+from .mean_classifier import *
+from .archboost import *
