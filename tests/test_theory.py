@@ -142,9 +142,10 @@ def test_archboost_lemma5a_exact_tail_and_range():
 
 
 def test_archboost_lemma5a_tail_matches_a_direct_sum():
+    from robust_ref.theory.archboost import _binom_upper_tail
     from math import comb
     n, kmin = 50, 30
-    assert th._binom_upper_tail(n, kmin) == pytest.approx(sum(comb(n, k) for k in range(kmin, n + 1)) / 2**n, rel=1e-12)
+    assert _binom_upper_tail(n, kmin) == pytest.approx(sum(comb(n, k) for k in range(kmin, n + 1)) / 2**n, rel=1e-12)
 
 
 def test_archboost_lemma8_factor_two_is_needed():
@@ -166,6 +167,7 @@ def test_meanclf_thm3_fails_when_scaled():
 
 
 def test_meanclf_gap_quantile_against_enumeration():
+    from robust_ref.theory.mean_classifier import _gap_quantile_one_atom
     from scipy import stats
     n, eta, delta = 7, 0.6, 0.1
     vals = sorted(((2 * b / n - 1) * ((2 * b / n - 1) - (2 * eta - 1)), stats.binom.pmf(b, n, eta)) for b in range(n + 1))
@@ -173,7 +175,7 @@ def test_meanclf_gap_quantile_against_enumeration():
     for g, p in vals:
         acc += p
         if acc >= 1 - delta - 1e-12: break
-    assert th._gap_quantile_one_atom(n, eta, delta) == pytest.approx(g, abs=1e-15)
+    assert _gap_quantile_one_atom(n, eta, delta) == pytest.approx(g, abs=1e-15)
 
 
 def test_meanclf_thm19_expectation_form():

@@ -120,7 +120,8 @@ def test_meanclf_thm5_is_the_max_over_maps_and_close_to_the_bound():
 
 
 def test_meanclf_thm6_sample_bed_has_small_negative_margins():
-    Phi, y = th._thm6_sample()
+    from robust_ref.theory.mean_classifier import _thm6_sample
+    Phi, y = _thm6_sample()
     assert np.all(np.linalg.norm(Phi, axis=1) <= 1)
     w = (y[:, None] * Phi).mean(0)
     m = y * (Phi @ w)
