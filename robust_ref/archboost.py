@@ -22,10 +22,8 @@ from .losses import (GammaRobustLoss, MarginLoss, SquaredLoss, SquaredHingeLoss,
 
 # %% auto #0
 __all__ = ['ARB_STEPS', 'link_rate', 'check_arch_loss', 'link_ratio', 'clipped_logit', 'arch_hypothesis', 'solve_hypothesis',
-           'ArchRule', 'LSArchRule', 'ArchBoost', 'arb_default_step', 'ArchBoostClassifier', 'ARBGamma',
-           'curvature_at_minimizer', 'clean_descent', 'breakdown_condition', 'breakdown_fraction',
-           'outlier_breaks_direction', 'fit_rkhs_population', 'influence_function_rkhs', 'influence_bound',
-           'lemma6_bound', 'WelchTScreen', 'CVStopping']
+           'ArchRule', 'LSArchRule', 'ArchBoost', 'arb_default_step', 'ArchBoostClassifier', 'ARBGamma', 'WelchTScreen',
+           'CVStopping']
 
 # %% ../nbs/50_archboost.ipynb #d9a5c800
 def link_rate(loss, # a loss name or `MarginLoss`
@@ -135,6 +133,8 @@ def _check_step(step, allow_auto=False):
         return float(step)
     raise ValueError(f"step must be a finite number > 0 (a constant step size) or one of {names}; got {step!r}.")
 
+
+# %% ../nbs/50_archboost.ipynb #bc522dbb
 class ArchBoost(BoostingStrategy):
     "Arch Boost (Algorithm 1) as an engine strategy: weights −φ'(yF), h solving eq. (13), step α_t."
     weak_kind = "logit"
@@ -169,21 +169,26 @@ class ArchBoost(BoostingStrategy):
     def risk(self, F) -> float:
         return float(self.w0 @ self.loss(self.y * F) / self.w0.sum())
 
-    def _alpha(self, F, h) -> float:
-        if self.step_rule == "line_search": return line_search(lambda a: self.risk(F + a * h), self.alpha_max)
-        if self.step_rule == "schedule": return self.round ** (-self.schedule_power)
-        return self.step_rule
 
-    def step(self, F, w, h) -> tuple[float, str]:
-        self.round += 1
-        edge = float(w @ (self.y * h))                           # μ̂(h_t, w_t) of Theorem 1
-        self.edges.append(edge)
-        if not edge > EDGE_TOL * max(float(np.max(np.abs(h))), 1e-300): return 0.0, "useless"
-        alpha = self.lr * self._alpha(F, h)
-        if self.ls: alpha = min(alpha, 1.0)
-        if not alpha > 0: return 0.0, "useless"
-        self.history.append((alpha, self._base))
-        return alpha, "perfect" if self._perfect(h) else "ok"
+# %% ../nbs/50_archboost.ipynb #bacda252
+@patch
+def _alpha(self: ArchBoost, F, h) -> float:
+    if self.step_rule == "line_search": return line_search(lambda a: self.risk(F + a * h), self.alpha_max)
+    if self.step_rule == "schedule": return self.round ** (-self.schedule_power)
+    return self.step_rule
+
+@patch
+def step(self: ArchBoost, F, w, h) -> tuple[float, str]:
+    self.round += 1
+    edge = float(w @ (self.y * h))                           # μ̂(h_t, w_t) of Theorem 1
+    self.edges.append(edge)
+    if not edge > EDGE_TOL * max(float(np.max(np.abs(h))), 1e-300): return 0.0, "useless"
+    alpha = self.lr * self._alpha(F, h)
+    if self.ls: alpha = min(alpha, 1.0)
+    if not alpha > 0: return 0.0, "useless"
+    self.history.append((alpha, self._base))
+    return alpha, "perfect" if self._perfect(h) else "ok"
+
 
 # %% ../nbs/50_archboost.ipynb #4b09a7d7
 ARB_STEPS = {1.5: 0.78, 2.0: 0.45, 3.0: 0.28, 4.0: 0.20, 5.0: 0.14, 6.0: 0.10}  # §5.1 cross-validated constant steps
@@ -292,148 +297,6 @@ def product_proba(self: ArchBoostClassifier, X) -> np.ndarray:
     p = sigmoid(s)
     return np.column_stack([1.0 - p, p])
 
-# %% ../nbs/50_archboost.ipynb #97b0a716
-def curvature_at_minimizer(loss, # a loss with a closed-form conditional minimiser (the zoo's `_minimizer`)
-                           p):   # P(Y=1|x) ∈ (0, 1)
-    "c(p) = p φ''(F*(p)) + (1 − p) φ''(−F*(p)): the curvature of the conditional risk at its minimiser (Lemma 4)."
-    loss, p = get_loss(loss), np.asarray(p, dtype=np.float64)
-    if np.any((p <= 0) | (p >= 1)) or not np.all(np.isfinite(p)):
-        raise ValueError("p must lie strictly inside (0, 1): at p ∈ {0, 1} the minimiser F* is infinite.")
-    Fs = loss._minimizer(p)
-    if Fs is None: raise ValueError(f"{loss!r} has no closed-form minimiser F*; use a loss of Table 1.")
-    return p * loss.d2(Fs) + (1 - p) * loss.d2(-Fs)
-
-# %% ../nbs/50_archboost.ipynb #7d6fac4a
-def clean_descent(y,        # ±1 labels of all n points
-                  w,        # weights w_t (≥ 0)
-                  h,        # hypothesis values h_t(x_i)
-                  outlier,  # boolean mask of the outliers O_n
-                 ) -> float:
-    "−⟨g_o, h⟩ = Σ_{clean i} y_i w_i h_i: positive iff round t descends the clean-data risk (§4.2.2)."
-    y, w, h, o = (np.asarray(a, dtype=np.float64) for a in (y, w, h, outlier))
-    return float(np.sum((1.0 - o) * y * w * h))
-
-def breakdown_condition(y,       # ±1 labels
-                        w,       # weights (≥ 0)
-                        region,  # region (leaf) index of every point
-                        outlier, # boolean mask of the outliers
-                       ) -> bool:
-    "Theorem 2's sufficient condition: Σ_{O∩R_j} w ≤ η_j Σ_{R_j∖O} w in every region with p_j ∉ {0, ½, 1}."
-    y, w, region, outlier = np.asarray(y), np.asarray(w, dtype=np.float64), np.asarray(region), np.asarray(outlier, bool)
-    for j in np.unique(region):
-        r = region == j
-        W = w[r].sum()
-        p = w[r & (y > 0)].sum() / W if W > 0 else 0.5
-        if p in (0.0, 0.5, 1.0) or W == 0: continue
-        eta = abs(p - 0.5) / min(p, 1 - p)
-        if w[r & outlier].sum() > eta * w[r & ~outlier].sum(): return False
-    return True
-
-# %% ../nbs/50_archboost.ipynb #dccca832
-def breakdown_fraction(loss,           # a loss name or `MarginLoss`
-                       M,              # outlier depth: the outliers sit at margin −M
-                       q: float = 0.8, # clean share of the majority class in the region, in (½, 1]
-                      ) -> np.ndarray:
-    "ε*(M): the smallest outlier fraction at margin −M that reverses the clean descent of a region (Theorem 2 set-up)."
-    loss = get_loss(loss)
-    if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0.5 < q <= 1:
-        raise ValueError(f"q must be the clean majority share, in (0.5, 1]; got {q!r}.")
-    M = np.asarray(M, dtype=np.float64)
-    lw0, lwM = float(loss.log_weight(0.0)), loss.log_weight(-M)      # log space: e^{M} overflows for M ≳ 710
-    return sigmoid(np.log(2 * q - 1) + lw0 - lwM)
-
-def outlier_breaks_direction(loss,           # a loss name or `MarginLoss`
-                             eps,            # outlier fraction(s) in [0, 1)
-                             M,              # outlier depth (margin −M)
-                             q: float = 0.8, # clean majority share
-                            ) -> np.ndarray:
-    "Direct evaluation: does a fraction `eps` of outliers at margin −M make the weighted share p < ½? (reference for ε*)."
-    loss = get_loss(loss)
-    eps = np.asarray(eps, dtype=np.float64)
-    if np.any((eps < 0) | (eps >= 1)) or not np.all(np.isfinite(eps)):
-        raise ValueError("the contamination fraction eps must lie in [0, 1) (no NaN).")
-    w0, wM = loss.weight(0.0), loss.weight(-np.asarray(M, dtype=np.float64))
-    p = (1 - eps) * q * w0 / ((1 - eps) * w0 + eps * wM)
-    return p < 0.5
-
-# %% ../nbs/50_archboost.ipynb #ba139e87
-def _gauss_kernel(a, b, bandwidth):
-    return np.exp(-(np.subtract.outer(a, b) ** 2) / (2 * bandwidth**2))
-
-def fit_rkhs_population(loss,      # margin loss (C²)
-                        x,         # atoms (1-D)
-                        pi,        # atom masses (sum 1)
-                        p,         # P(Y=1 | atom)
-                        lam: float, # ridge λ > 0
-                        bandwidth: float = 1.0, # Gaussian kernel bandwidth
-                        n_iter: int = 100):     # Newton iterations
-    "β of f = Σ_j β_j k(x_j, ·) minimising Σ_j π_j[p_j φ(f_j) + (1−p_j) φ(−f_j)] + λ βᵀKβ (damped Newton)."
-    loss = get_loss(loss)
-    if not (isinstance(lam, numbers.Real) and lam > 0): raise ValueError(f"lam must be > 0; got {lam!r}.")
-    x, pi, p = (np.asarray(a, dtype=np.float64) for a in (x, pi, p))
-    K = _gauss_kernel(x, x, bandwidth)
-    beta = np.zeros(len(x))
-    obj = lambda b: float(pi @ (p * loss(K @ b) + (1 - p) * loss(-(K @ b))) + lam * b @ K @ b)
-    for _ in range(n_iter):
-        f = K @ beta
-        g1 = pi * (p * loss.d1(f) - (1 - p) * loss.d1(-f))
-        a = pi * (p * loss.d2(f) + (1 - p) * loss.d2(-f))
-        grad = K @ g1 + 2 * lam * K @ beta
-        H = K @ (a[:, None] * K) + 2 * lam * K + 1e-12 * np.eye(len(x))
-        d = np.linalg.solve(H, grad)
-        t, o = 1.0, obj(beta)
-        while obj(beta - t * d) > o and t > 1e-8: t /= 2
-        beta = beta - t * d
-        if np.max(np.abs(t * d)) < 1e-14: break
-    return beta
-
-def influence_function_rkhs(loss,        # margin loss (C²)
-                            x, pi, p,    # atoms, their masses and P(Y=1 | atom) of the discrete law P
-                            lam: float,  # ridge λ > 0
-                            zx: float,   # location of the contaminating point
-                            zy: int,     # its label ±1
-                            bandwidth: float = 1.0, # Gaussian kernel bandwidth
-                            beta=None):  # the fit of `fit_rkhs_population` (computed if None)
-    "‖IF(z; f_{P,λ}, P)‖_H and the coefficients c on the basis (x_1..x_m, z_x), from IF = −S⁻¹J (eq. 24)."
-    loss = get_loss(loss)
-    x, pi, p = (np.asarray(a, dtype=np.float64) for a in (x, pi, p))
-    if beta is None: beta = fit_rkhs_population(loss, x, pi, p, lam, bandwidth)
-    u = np.r_[x, zx]
-    Kuu = _gauss_kernel(u, u, bandwidth)
-    f = _gauss_kernel(x, x, bandwidth) @ beta
-    fz = float(_gauss_kernel(np.array([zx]), x, bandwidth)[0] @ beta)
-    a = p * loss.d2(f) + (1 - p) * loss.d2(-f)
-    D = np.diag(np.r_[pi * a, 0.0])
-    j = np.r_[-pi * (p * loss.d1(f) - (1 - p) * loss.d1(-f)), zy * loss.d1(zy * fz)]
-    c = np.linalg.solve(2 * lam * np.eye(len(u)) + D @ Kuu, -j)
-    return float(np.sqrt(c @ Kuu @ c)), c, fz
-
-def influence_bound(loss,            # margin loss
-                    lam: float,      # ridge λ > 0
-                    margin,          # z_y f_{P,λ}(z_x) of the contaminating point
-                    M_k: float = 1.0): # sup of the kernel
-    "Theorem 3's bound √(φ(0)/λ) + √M_k |φ'(margin)|/(2λ) (with √M_k)."
-    loss = get_loss(loss)
-    return np.sqrt(float(loss(0.0)) / lam) + np.sqrt(M_k) * np.abs(loss.d1(margin)) / (2 * lam)
-
-# %% ../nbs/50_archboost.ipynb #01dd0ebb
-def lemma6_bound(n,                 # sample size(s)
-                 V: int = 2,        # VC dimension of the weak class
-                 gamma: float = 2.0, # γ of the γ-robust loss (sets L_φ and M_φ = 2^γ)
-                 eps: float = 0.5,  # T_n = n^{1−ε}
-                 kappa: float = 0.2, # ζ_n = κ log n
-                ) -> np.ndarray:
-    "The right-hand side of (37) with δ_n = n^{−2}: c ζ_n L_φ √((V+1)(T_n+1) log₂(2(T_n+1)/log 2)/n) + M_φ √(log(1/δ_n)/(2n))."
-    n = np.asarray(n, dtype=np.float64)
-    c = 24 * _lemma6_integral()
-    Lphi, Mphi = 2**gamma * gamma**(gamma + 1) / (gamma + 1)**(gamma + 1), 2.0**gamma
-    T, zeta = n ** (1 - eps), kappa * np.log(n)
-    return c * zeta * Lphi * np.sqrt((V + 1) * (T + 1) * np.log2(2 * (T + 1) / np.log(2)) / n) + Mphi * np.sqrt(2 * np.log(n) / (2 * n))
-
-def _lemma6_integral() -> float:
-    from scipy.integrate import quad
-    return quad(lambda mu: np.sqrt(np.log(8 * np.e / mu**2)), 0, 1)[0]
-
 # %% ../nbs/50_archboost.ipynb #c47ecd8d
 class WelchTScreen(TransformerMixin, BaseEstimator):
     """Keep the `k` features with the largest |Welch two-sample t statistic| between the two classes (fitted on the training data).
@@ -496,6 +359,8 @@ def _staged(est, X, what: str = "staged_predict"):
         raise TypeError(f"CVStopping needs a boosting estimator with {what}; {type(final).__name__} has none.")
     return getattr(final, what)(Xt)
 
+
+# %% ../nbs/50_archboost.ipynb #1e5c3d08
 class CVStopping(BinaryClassifier):
     """The number of boosting rounds ≤ `max_rounds` chosen by `cv`-fold cross-validation [@li2018archboost, §5.4], then a refit.
 
@@ -538,37 +403,46 @@ class CVStopping(BinaryClassifier):
     def _base(self):
         return ARBGamma() if self.estimator is None else self.estimator
 
-    def _fit(self, X, y_pm, w):
-        from sklearn.model_selection import StratifiedKFold
-        from robust_ref.confident_learning import _given_folds, _seeded, _weighted
-        base = self._base()
-        rounds = _rounds_param(base)
-        counts = np.bincount((y_pm > 0).astype(int), minlength=2)
-        if isinstance(self.cv, numbers.Integral) and counts.min() < self.cv:
-            raise ValueError(f"CVStopping: cv={self.cv} stratified folds need {self.cv} samples of each class; the smaller "
-                             f"class has {counts.min()}. Lower cv.")
-        fold_seed, fit_seed = (int(s) for s in as_generator(self.random_state).integers(0, 2**31 - 1, size=2))
-        make = lambda T: _seeded(base, fit_seed).set_params(**{rounds: int(T)})
-        err = np.zeros(self.max_rounds)
-        folds = (list(StratifiedKFold(self.cv, shuffle=True, random_state=fold_seed).split(X, y_pm))
-                 if isinstance(self.cv, numbers.Integral) else _given_folds(self.cv, X, y_pm, partition=False))
-        for tr, va in folds:
-            model = make(self.max_rounds).fit(X[tr], y_pm[tr], **_weighted(base, w[tr]))
-            errs = [np.average(p != y_pm[va], weights=w[va]) for p in _staged(model, X[va])][:self.max_rounds]
-            if not errs: errs = [np.average(model.predict(X[va]) != y_pm[va], weights=w[va])]   # no round fitted
-            err += np.r_[errs, np.full(self.max_rounds - len(errs), errs[-1])]
-        self.cv_error_ = err / len(folds)
-        self.n_rounds_ = int(np.argmin(self.cv_error_)) + 1
-        self.estimator_ = make(self.n_rounds_).fit(X, y_pm, **_weighted(base, w))
 
-    def _decision(self, X): return np.asarray(self.estimator_.decision_function(X), dtype=float)
+# %% ../nbs/50_archboost.ipynb #cdce6423
+@patch
+def _fit(self: CVStopping, X, y_pm, w):
+    from sklearn.model_selection import StratifiedKFold
+    from robust_ref.confident_learning import _given_folds, _seeded, _weighted
+    base = self._base()
+    rounds = _rounds_param(base)
+    counts = np.bincount((y_pm > 0).astype(int), minlength=2)
+    if isinstance(self.cv, numbers.Integral) and counts.min() < self.cv:
+        raise ValueError(f"CVStopping: cv={self.cv} stratified folds need {self.cv} samples of each class; the smaller "
+                         f"class has {counts.min()}. Lower cv.")
+    fold_seed, fit_seed = (int(s) for s in as_generator(self.random_state).integers(0, 2**31 - 1, size=2))
+    make = lambda T: _seeded(base, fit_seed).set_params(**{rounds: int(T)})
+    err = np.zeros(self.max_rounds)
+    folds = (list(StratifiedKFold(self.cv, shuffle=True, random_state=fold_seed).split(X, y_pm))
+             if isinstance(self.cv, numbers.Integral) else _given_folds(self.cv, X, y_pm, partition=False))
+    for tr, va in folds:
+        model = make(self.max_rounds).fit(X[tr], y_pm[tr], **_weighted(base, w[tr]))
+        errs = [np.average(p != y_pm[va], weights=w[va]) for p in _staged(model, X[va])][:self.max_rounds]
+        if not errs: errs = [np.average(model.predict(X[va]) != y_pm[va], weights=w[va])]   # no round fitted
+        err += np.r_[errs, np.full(self.max_rounds - len(errs), errs[-1])]
+    self.cv_error_ = err / len(folds)
+    self.n_rounds_ = int(np.argmin(self.cv_error_)) + 1
+    self.estimator_ = make(self.n_rounds_).fit(X, y_pm, **_weighted(base, w))
 
-    def staged_decision_function(self, X):
-        "Yield the refit's decision function after each of its rounds."
-        from sklearn.utils.validation import check_is_fitted, validate_data
-        check_is_fitted(self)
-        yield from _staged(self.estimator_, validate_data(self, X, dtype=np.float64, reset=False), "staged_decision_function")
 
-    def staged_predict(self, X):
-        "Yield the refit's predicted labels after each of its rounds."
-        for F in self.staged_decision_function(X): yield self.classes_[(np.asarray(F) > 0).astype(int)]
+# %% ../nbs/50_archboost.ipynb #876d73ee
+@patch
+def _decision(self: CVStopping, X): return np.asarray(self.estimator_.decision_function(X), dtype=float)
+
+@patch
+def staged_decision_function(self: CVStopping, X):
+    "Yield the refit's decision function after each of its rounds."
+    from sklearn.utils.validation import check_is_fitted, validate_data
+    check_is_fitted(self)
+    yield from _staged(self.estimator_, validate_data(self, X, dtype=np.float64, reset=False), "staged_decision_function")
+
+@patch
+def staged_predict(self: CVStopping, X):
+    "Yield the refit's predicted labels after each of its rounds."
+    for F in self.staged_decision_function(X): yield self.classes_[(np.asarray(F) > 0).astype(int)]
+

@@ -112,6 +112,7 @@ def _given_folds(cv, X, y, partition: bool = True) -> list:
                          "partition the samples, e.g. KFold(5).split(X) as a list, or cv = an int.")
     return pairs
 
+# %% ../nbs/62_confident_learning.ipynb #ad3a3a74
 @patch
 def _fit(self: ConfidentLearningClassifier, X, y_pm, w):
     find_label_issues = _find_label_issues()

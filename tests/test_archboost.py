@@ -14,13 +14,13 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robust_ref.archboost import (ARBGamma, ArchBoost, ArchBoostClassifier, arb_default_step, arch_hypothesis,
-                                  breakdown_condition, breakdown_fraction, clean_descent, clipped_logit,
-                                  curvature_at_minimizer, fit_rkhs_population, influence_bound,
-                                  influence_function_rkhs, lemma6_bound, link_rate, outlier_breaks_direction,
-                                  solve_hypothesis, _gauss_kernel)
+                                  clipped_logit, link_rate, solve_hypothesis)
 from robust_ref.baselines import RealAdaBoostClassifier
 from robust_ref.datasets import make_hastie
 from robust_ref.losses import GammaRobustLoss, TwoRobustLoss, get_loss
+from robust_ref.theory.archboost import (breakdown_condition, breakdown_fraction, clean_descent, curvature_at_minimizer,
+                                         fit_rkhs_population, influence_bound, influence_function_rkhs, lemma6_bound,
+                                         outlier_breaks_direction, _gauss_kernel)
 
 
 def _estimators():

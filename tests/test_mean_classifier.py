@@ -15,10 +15,11 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from robust_ref.losses import get_loss
 from robust_ref.mean_classifier import (
-    CorrectedLoss, HerdedMeanClassifier, MeanClassifier, corrected_loss, corrected_loss_cc, herding_rate_bound,
+    CorrectedLoss, HerdedMeanClassifier, MeanClassifier, corrected_loss, corrected_loss_cc,
     kernel_herding, long_servedio_solution, make_kernel, margin_for_error, mean_coefficients, noisy_masses,
     pair_loss, parallel_herding, RecursiveHerdingClassifier, population_minimizer, population_risk, population_scores, recursive_herding,
-    replay_steps, sample_masses, score_label_risk, thm3_bound, thm4_bound, zero_one)
+    replay_steps, sample_masses, score_label_risk, zero_one)
+from robust_ref.theory.mean_classifier import herding_rate_bound, thm3_bound, thm4_bound
 
 
 def _data(n=60, d=3, seed=0):

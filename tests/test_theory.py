@@ -143,9 +143,10 @@ def test_archboost_lemma5a_exact_tail_and_range():
 
 
 def test_archboost_lemma5a_tail_matches_a_direct_sum():
+    from robust_ref.theory.archboost import _binom_upper_tail
     from math import comb
     n, kmin = 50, 30
-    assert th._binom_upper_tail(n, kmin) == pytest.approx(sum(comb(n, k) for k in range(kmin, n + 1)) / 2**n, rel=1e-12)
+    assert _binom_upper_tail(n, kmin) == pytest.approx(sum(comb(n, k) for k in range(kmin, n + 1)) / 2**n, rel=1e-12)
 
 
 def test_archboost_lemma8_factor_two_is_needed():
@@ -167,6 +168,7 @@ def test_meanclf_thm3_fails_when_scaled():
 
 
 def test_meanclf_gap_quantile_against_enumeration():
+    from robust_ref.theory.mean_classifier import _gap_quantile_one_atom
     from scipy import stats
     n, eta, delta = 7, 0.6, 0.1
     vals = sorted(((2 * b / n - 1) * ((2 * b / n - 1) - (2 * eta - 1)), stats.binom.pmf(b, n, eta)) for b in range(n + 1))
@@ -174,7 +176,7 @@ def test_meanclf_gap_quantile_against_enumeration():
     for g, p in vals:
         acc += p
         if acc >= 1 - delta - 1e-12: break
-    assert th._gap_quantile_one_atom(n, eta, delta) == pytest.approx(g, abs=1e-15)
+    assert _gap_quantile_one_atom(n, eta, delta) == pytest.approx(g, abs=1e-15)
 
 
 def test_meanclf_thm19_expectation_form():
@@ -244,7 +246,7 @@ def test_archboost_thm2_sharp_condition():
 
 
 def test_archboost_thm2_condition_agrees_with_chapter_function():
-    from robust_ref.archboost import breakdown_condition
+    from robust_ref.theory.archboost import breakdown_condition
     for a in (0.95, 0.99, 1.01, 1.1):
         for o in (0.2, 1.0, 3.0):
             y, w, out = np.array([1.0, -1.0, 1.0]), np.array([a, 1.0, o]), np.array([False, False, True])

@@ -114,13 +114,14 @@ def test_meanclf_thm4_printed_fails_exactly_where_the_spec_says():
 def test_meanclf_thm5_is_the_max_over_maps_and_close_to_the_bound():
     c = th.check_meanclf_thm5()
     assert c.ok and 0.85 < float(np.max(c.quantity / c.bound)) < 0.87
-    from robust_ref.mean_classifier import thm3_bound
+    from robust_ref.theory.mean_classifier import thm3_bound
     assert c.bound[0] == pytest.approx(np.sqrt(2 * (1 + np.log(2) + np.log(1e8)) / 18), rel=1e-12)
     assert c.bound[0] == pytest.approx(thm3_bound(18, 1e-8, k=2), rel=1e-15)
 
 
 def test_meanclf_thm6_sample_bed_has_small_negative_margins():
-    Phi, y = th._thm6_sample()
+    from robust_ref.theory.mean_classifier import _thm6_sample
+    Phi, y = _thm6_sample()
     assert np.all(np.linalg.norm(Phi, axis=1) <= 1)
     w = (y[:, None] * Phi).mean(0)
     m = y * (Phi @ w)

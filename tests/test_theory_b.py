@@ -97,9 +97,10 @@ def test_archboost_G_printed_is_right_only_at_gamma_one():
 
 
 def test_archboost_lemma4_radius_values():
+    from robust_ref.theory.archboost import _curvature_radius
     from robust_ref.losses import GammaRobustLoss
     L = GammaRobustLoss(2.0)
-    r = [th._curvature_radius(L, np.linspace(d, 1 - d, 61)) for d in (0.05, 0.1, 0.2)]
+    r = [_curvature_radius(L, np.linspace(d, 1 - d, 61)) for d in (0.05, 0.1, 0.2)]
     assert np.all(np.diff(r) > 0) and r[0] == pytest.approx(0.7323, abs=1e-3)
     # the radius is where the curvature vanishes: k(F* + r) = 0 at the worst p (here p = δ or 1 − δ)
     p = 0.05; v = float(L._minimizer(p))

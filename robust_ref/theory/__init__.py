@@ -7,7 +7,9 @@ __all__ = []
 
 # %% ../../nbs/80_theory.ipynb #80a1e0d1
 from ..checks import *   # the apparatus: BoundCheck, the registry CHECKS, demonstrate, summary_table
-from .rmboost import *   # RMBoost's checks, on 10a_rmboost_theorems.ipynb
-from .alpha_loss import *   # α-loss's checks, on 20a_alpha_loss_theorems.ipynb
-from .trees import *   # Robust trees's checks, on 30a_robust_trees_theorems.ipynb
+from .rmboost import *   # RMBoost: checks on page 10a_rmboost_theorems.ipynb
+from .alpha_loss import *   # α-loss: checks on page 20a_alpha_loss_theorems.ipynb
+from .trees import *   # Robust trees: checks on page 30a_robust_trees_theorems.ipynb
+from .mean_classifier import *   # Mean classifier: checks on page 40a_mean_classifier_theorems.ipynb
+from .archboost import *   # Arch Boost: checks on page 50a_archboost_theorems.ipynb
 
