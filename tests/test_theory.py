@@ -3,7 +3,9 @@ the plausible errors listed in the issue (bound × 0.9, a term deleted or rescal
 import numpy as np
 import pytest
 
+from robust_ref import checks
 from robust_ref import theory as th
+from robust_ref.theory import rmboost as th_rmboost
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +80,7 @@ def test_rmboost_thm8_holds_and_fails_printed_and_halved():
 def test_column_generation_path_reaches_the_full_lp(bed):
     # exact pricing stops only when no rule prices out: then R equals the full-LP optimum (Step-5 certificate)
     from robust_ref.rmboost import rmboost_full_lp
-    idx, y = th._bed_sample(bed, bed.world.eta, 60, 0)
+    idx, y = th_rmboost._bed_sample(bed, bed.world.eta, 60, 0)
     Phi = bed.H[idx]
     last = list(th.column_generation_path(Phi, y, 0.05, n_rounds=200))[-1]
     assert np.max(np.abs(Phi.T @ last[4])) <= 0.05 + 1e-9
@@ -124,12 +126,12 @@ def test_bad_mutation_arguments_are_clear_errors(bed):
 
 
 def test_bound_check_arithmetic():
-    c = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, (), None)
+    c = checks._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, (), None)
     assert c.ok and np.allclose(c.slack, [0.1, 0.0])
     assert c.term_table().needed.all()
-    m = th._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, ("y",), {"x": 2.0})
+    m = checks._check("toy", ["a", "b"], [1.0, 2.0], {"x": [0.5, 1.0], "y": [0.6, 1.0]}, 1.0, ("y",), {"x": 2.0})
     assert np.allclose(m.bound, [1.0, 2.0]) and m.ok and m.n_failures == 0
-    assert not th._check("toy", ["a"], [1.0], {"x": [1.0]}, 0.9, (), None).ok
+    assert not checks._check("toy", ["a"], [1.0], {"x": [1.0]}, 0.9, (), None).ok
 
 
 # ---- Arch Boost Lemma 5(a), Lemma 8 ------------------------------------------------------------------------------

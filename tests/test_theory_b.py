@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from robust_ref import theory as th
+from robust_ref.theory import rmboost as th_rmboost
 
 
 # That each registered check holds and fails under every one of its mutations is asserted by the `demonstrate` cell
@@ -27,7 +28,7 @@ def bed():
 def test_rmboost_lemma5_constant_rule_has_worst_case_one_half(bed):
     # h ≡ ½ errs with probability ½ under every p, so the left side is ½ whatever τ and λ (by hand)
     tau = bed.stats("clean n=200")[3]
-    left, mu, s = th._lemma5_sides(bed.H, np.full(len(bed.H), 0.5), tau, 0.05)
+    left, mu, s = th_rmboost._lemma5_sides(bed.H, np.full(len(bed.H), 0.5), tau, 0.05)
     assert left == pytest.approx(0.5, abs=1e-9)
     assert 1 - tau @ mu + 0.05 * np.abs(mu).sum() + s == pytest.approx(0.5, abs=1e-8)
 

@@ -15,15 +15,12 @@ from ..checks import BoundCheck, _check, register_check
 from ..datasets import FiniteWorld, make_finite_world, threshold_rules
 from ..rmboost import rmboost_full_lp, rmboost_lp
 
-_all_ = ['_bed_sample', '_lemma5_sides']   # two private helpers that the tests reach through robust_ref.theory
-
-
 # %% auto #0
 __all__ = ['RMBOOST_TABLE4_COLUMNS', 'RMBoostBed', 'rmboost_bed', 'check_rmboost_lemma5', 'check_rmboost_thm1',
            'check_rmboost_thm2', 'bayes_representation', 'check_rmboost_thm3', 'check_rmboost_eq13',
            'check_rmboost_lemma6a', 'check_rmboost_lemma6b', 'check_rmboost_lemma7', 'rmboost_margin_world',
            'check_rmboost_consistency', 'column_generation_path', 'rmboost_iterate_runs', 'check_rmboost_thm4',
-           'check_rmboost_thm8', 'rmboost_table4_from_table3', 'check_rmboost_table4', '_bed_sample', '_lemma5_sides']
+           'check_rmboost_thm8', 'rmboost_table4_from_table3', 'check_rmboost_table4']
 
 # %% ../../nbs/10a_rmboost_theorems.ipynb #fe2c76cf
 @dataclass(frozen=True, eq=False)
