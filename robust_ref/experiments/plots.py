@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 
 from .store import load_results
-from .summaries import _ok, _with_clean, average_ranks, degradation, error_table, failures, fit_times
+from .summaries import _ok, _with_clean, average_ranks, degradation, error_table, failures, fit_times, summarise
 
 # %% auto #0
-__all__ = ['plot_error_curves', 'plot_tradeoff', 'report', 'plot_round_curves']
+__all__ = ['plot_error_curves', 'tradeoff_points', 'plot_tradeoff', 'report', 'plot_round_curves']
 
 # %% ../../nbs/70f_plots.ipynb #3e7fb739
 def plot_error_curves(df: pd.DataFrame, dataset: str | None = None, # one dataset, or None: pooled over datasets
@@ -46,23 +46,36 @@ def plot_error_curves(df: pd.DataFrame, dataset: str | None = None, # one datase
     fig.tight_layout()
     return fig
 
-def plot_tradeoff(df: pd.DataFrame, noise: str, rate: float, value: str = "test_error"):
-    "RMBoost's trade-off plot: average rank without noise vs mean error increase under (`noise`, `rate`)."
-    import matplotlib.pyplot as plt
+def tradeoff_points(df: pd.DataFrame, noise: str, rate: float, value: str = "test_error") -> pd.DataFrame:
+    "Per method, the trade-off plot's point — average rank over datasets with clean labels (`rank`) and mean error increase under (`noise`, `rate`) in pp (`increase`) — and the standard error over the datasets of each (sd / √(datasets))."
     ranks, deg = average_ranks(df, value), degradation(df, value)
     if ("none", 0.0) not in ranks.index: raise ValueError("the trade-off plot needs clean (rate 0) results in the grid.")
     if (noise, float(rate)) not in deg.index:
         raise ValueError(f"no results at noise {noise!r}, rate {rate}; present: {', '.join(f'{n} {r:g}' for n, r in deg.index)}.")
-    x, y = ranks.loc[("none", 0.0)], deg.loc[(noise, float(rate))]
+    per_rank = summarise(df, value)["mean"].unstack("method").xs(("none", 0.0), level=["noise", "rate"]).rank(axis=1, method="average")
+    w = summarise(_with_clean(_ok(df)), value)["mean"].unstack("method")   # per dataset: what the two averages average
+    per_inc = 100 * (w.xs((noise, float(rate)), level=["noise", "rate"]) - w.xs((noise, 0.0), level=["noise", "rate"]))
+    se = lambda t: t.std(ddof=1) / np.sqrt(t.notna().sum())
+    return pd.DataFrame({"rank": ranks.loc[("none", 0.0)], "rank_se": se(per_rank), "increase": deg.loc[(noise, float(rate))],
+                         "increase_se": se(per_inc), "datasets": per_inc.notna().sum()})
+
+def plot_tradeoff(df: pd.DataFrame, noise: str, rate: float, value: str = "test_error"):
+    "RMBoost's trade-off plot: average rank without noise vs mean error increase under (`noise`, `rate`); bars: ±1 standard error over the datasets."
+    import matplotlib.pyplot as plt
+    t = tradeoff_points(df, noise, rate, value)
+    x, y = t["rank"], t["increase"]
     fig, ax = plt.subplots(figsize=(4.5, 3.4))
     ax.scatter(x, y)
+    ax.errorbar(x, y, xerr=t.rank_se.fillna(0), yerr=t.increase_se.fillna(0), fmt="none", ecolor="0.5", elinewidth=0.8, capsize=2)
     for m in x.index:
         if np.isfinite(x[m]) and np.isfinite(y[m]): ax.annotate(m, (x[m], y[m]), fontsize=8, xytext=(3, 3), textcoords="offset points")
     ax.margins(x=0.25, y=0.15)   # room for the labels of the extreme points
     n_ds = _ok(df).dataset.nunique()
     ax.set(xlabel=f"average rank over {n_ds} dataset{'s' if n_ds != 1 else ''}, clean labels", ylabel=f"error increase (pp), {noise} {rate:.0%}")
+    ax.set_title("bars: ±1 standard error over the datasets", fontsize=8)
     fig.tight_layout()
     return fig
+
 
 # %% ../../nbs/70f_plots.ipynb #bc98cc50
 def report(out_dir, # a results folder
