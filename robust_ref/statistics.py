@@ -342,9 +342,11 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 def provenance_table(provenance: dict,           # e.g. the provenance stored with a result of record
-                     caption: str = "Provenance of the results of record"):
-    "A mapping (nested dicts flattened to dotted keys) as a captioned two-column HTML table."
+                     caption: str = "Provenance of the results of record",
+                     omit: tuple = ("note",),    # top-level keys left out: a record's `note` is how the run was scheduled,
+                    ):                           # kept in provenance.json and shown by `robust-ref record show NAME`
+    "A mapping (nested dicts flattened to dotted keys, `omit` left out) as a captioned two-column HTML table."
     if not isinstance(provenance, dict): raise TypeError(f"provenance must be a dict; got {type(provenance).__name__}.")
-    flat = _flatten(provenance)
+    flat = _flatten({k: v for k, v in provenance.items() if k not in omit})
     t = pd.DataFrame({"value": [str(v) for v in flat.values()]}, index=pd.Index(list(flat), name="field"))
     return styled(t, caption)

@@ -187,3 +187,10 @@ def test_provenance_table_flattens():
     t = provenance_table({"commit": "abc", "versions": {"numpy": "2.1"}, "wall_time_s": 12.5})
     assert t.data.to_dict()["value"] == {"commit": "abc", "versions.numpy": "2.1", "wall_time_s": "12.5"}
     with pytest.raises(TypeError, match="provenance must be a dict"): provenance_table([1])
+
+
+def test_provenance_table_leaves_out_the_run_note_a_reader_does_not_need():
+    prov = {"commit": "abc", "note": "computed in two parts on shared cores", "pending": [{"method": "M", "note": "stale"}]}
+    assert "note" not in provenance_table(prov).data.index                      # how the run was scheduled: not shown
+    assert "pending" in provenance_table(prov).data.index                       # a data warning stays
+    assert "note" in provenance_table(prov, omit=()).data.index
