@@ -13,6 +13,9 @@ MathJax finished, no formula is marked as an error (undefined macros included) a
 Next/Previous follow the sidebar; no build-machine path, no words about how the book was made, no raw backticks in
 titles, no doubled parentheses around a citation.
 
+The Quarto render's filter nbs/_filters/paper-numbers.lua (the papers' theorem numbers) is run through pandoc where
+one is found ($PANDOC, PATH or the pypandoc_binary wheel); without one those tests are skipped, saying so.
+
 Chromium is Debian's `chromium` package (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
 browser tests are skipped with that instruction, except under CI (`CI=true`), where they fail.
 `BOOK_SITE=/path/to/_docs pytest tests/test_book.py` checks an already built site instead of building one.
@@ -371,6 +374,107 @@ def test_quarto_subset_renders():
     assert b.missing == {"a.html": {"@thm-nowhere", "@nobody2020"}}
 
 
+PAPER_NUMBERS = book.NBS / "_filters" / "paper-numbers.lua"  # the Quarto render's filter: the papers' theorem numbers
+THEOREMS_MD = """The duality is @lem-rmboost-5; see also [@thm-rmboost-2] and @def-rule.
+
+::: {#def-rule}
+## Rule
+A rule.
+:::
+
+::: {#lem-rmboost-5 number="5"}
+## Strong duality of the inner maximisation
+It holds.
+:::
+
+::: {#thm-rmboost-2 number="2"}
+A bound.
+:::
+"""
+# Quarto's side of what the filter relies on (quarto-cli, src/resources/filters): a user filter is loaded with `_G` in
+# its environment; every theorem block enters the cross-reference index through the global
+# `indexAddEntry(label, parent, order, caption)` with the table `order` that numbers it (`order.order`: Quarto's running
+# count); the box's title and every reference read that table.
+QUARTO_STAND_IN = r"""
+local KINDS = {def = "Definition", lem = "Lemma", thm = "Theorem"}
+local entries, counts = {}, {}
+function indexAddEntry(label, parent, order, caption) entries[label] = {order = order} end
+quarto = {}
+local user = assert(loadfile(os.getenv("USER_FILTER"), "bt", setmetatable({_G = _G}, {__index = _G})))()
+local function shown(label) return KINDS[label:match("^(%a+)%-")] .. " " .. tostring(entries[label].order.order) end
+function Pandoc(doc)
+  for _, f in ipairs(user) do if f.Pandoc then doc = f.Pandoc(doc) or doc end end     -- at: pre-ast
+  doc = doc:walk({Div = function(div)                                                   -- index, in reading order
+    local k = div.identifier:match("^(%a+)%-")
+    if not KINDS[k] then return nil end
+    counts[k] = (counts[k] or 0) + 1
+    indexAddEntry(div.identifier, nil, {order = counts[k]}, {})
+    div.content:insert(1, pandoc.Para({pandoc.Strong(shown(div.identifier))}))
+    return div
+  end})
+  return doc:walk({Cite = function(cite)                                                -- resolve the references
+    local label = cite.citations[1].id
+    if entries[label] then return pandoc.Link(shown(label), "#" .. label) end
+  end})
+end
+"""
+
+
+def pandoc_binary() -> str:
+    "A pandoc 2.17+ (Lua filters with `doc:walk`) to run the filter with: $PANDOC, `pandoc` on PATH, or pypandoc_binary's."
+    exe = os.environ.get("PANDOC") or shutil.which("pandoc")
+    if not exe:
+        try:
+            import pypandoc
+            exe = pypandoc.get_pandoc_path()
+        except (ImportError, OSError):
+            pytest.skip("no pandoc to run nbs/_filters/paper-numbers.lua with: set $PANDOC, put pandoc on PATH or "
+                        "pip install pypandoc_binary (155 MB installed: not in the dev extra)")
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    version = tuple(int(x) for x in re.match(r"\S+ (\d+)\.(\d+)", out).groups())
+    if version < (2, 17): pytest.skip(f"{exe} is pandoc {version}: the filter needs 2.17 or later")
+    return exe
+
+
+def run_pandoc(exe: str, markdown: str, *filters: Path, env: dict | None = None) -> str:
+    "`markdown` through pandoc and `filters` to HTML, as its text (non-breaking spaces as spaces)."
+    r = subprocess.run([exe, "-f", "markdown", "-t", "html", *(f"--lua-filter={f}" for f in filters)], input=markdown,
+                       capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return html_unescape(re.sub(r"<[^>]+>", "", r.stdout)).replace("\xa0", " ")
+
+
+def test_paper_numbers_filter_under_plain_pandoc():
+    """nbs/_filters/paper-numbers.lua under plain pandoc renders what Quarto would: the box titled with the paper's
+    number ("Lemma 5 (…)", whatever its place), references to it by that number; a block without one unnumbered."""
+    text = " ".join(run_pandoc(pandoc_binary(), THEOREMS_MD, PAPER_NUMBERS).split())
+    assert "The duality is Lemma 5; see also Theorem 2 and Definition." in text
+    assert "Lemma 5 (Strong duality of the inner maximisation) It holds." in text
+    assert "Theorem 2 A bound." in text and "Definition (Rule) A rule." in text
+
+
+def test_paper_numbers_filter_under_quarto(tmp_path):
+    """Under Quarto (stood in for by its side of the contract, QUARTO_STAND_IN), the filter gives Quarto's index the
+    paper's numbers: the boxes and references read "Lemma 5" and "Theorem 2" where Quarto counts 1 and 1; a block
+    without `number` keeps Quarto's count. Without the filter, the same stand-in shows Quarto's counts."""
+    exe = pandoc_binary()
+    stand_in, none = tmp_path / "quarto_stand_in.lua", tmp_path / "no_filter.lua"
+    stand_in.write_text(QUARTO_STAND_IN); none.write_text("return {{}}\n")
+    text = " ".join(run_pandoc(exe, THEOREMS_MD, stand_in, env={"USER_FILTER": str(PAPER_NUMBERS)}).split())
+    assert "The duality is Lemma 5; see also Theorem 2 and Definition 1." in text
+    assert "Lemma 5 Strong duality" in text and "Theorem 2 A bound." in text and "Definition 1 Rule" in text
+    quarto_alone = " ".join(run_pandoc(exe, THEOREMS_MD, stand_in, env={"USER_FILTER": str(none)}).split())
+    assert "The duality is Lemma 1; see also Theorem 1 and Definition 1." in quarto_alone
+
+
+def test_quarto_runs_the_paper_numbers_filter():
+    "nbs/_quarto.yml registers the filter before Quarto parses the theorem blocks (`at: pre-ast`), from a file that exists."
+    import yaml
+    filters = yaml.safe_load((book.NBS / "_quarto.yml").read_text(encoding="utf-8"))["filters"]
+    entry = next(f for f in filters if isinstance(f, dict) and f.get("path", "").endswith("paper-numbers.lua"))
+    assert entry["at"] == "pre-ast" and (book.NBS / entry["path"]) == PAPER_NUMBERS and PAPER_NUMBERS.exists()
+
+
 def test_bibliography_has_every_key_the_book_uses():
     "references.bib holds the agreed keys with author, title, year, venue; every [@key] in the notebooks is in it."
     bib = book.parse_bib((book.NBS / "references.bib").read_text(encoding="utf-8"))
@@ -434,6 +538,7 @@ def test_quarto_branch_with_a_stand_in_quarto(tmp_path, monkeypatch):
     assert (out / "index.html").read_text().strip() == "stub"
     proc = book.ROOT / "_proc"
     assert {"_quarto.yml", "references.bib", "sidebar.yml", "index.ipynb", "95_errata.ipynb"} <= {p.name for p in proc.iterdir()}
+    assert (proc / "_filters" / "paper-numbers.lua").read_text() == PAPER_NUMBERS.read_text()  # the filter _quarto.yml names
     assert "- part: The five papers" in (proc / "sidebar.yml").read_text()
     import yaml
     assert yaml.safe_load((proc / "_quarto.yml").read_text())["project"]["type"] == "book"  # cross-page references resolve
