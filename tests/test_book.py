@@ -3,13 +3,18 @@
 Fails on any MathJax error ("Math Processing Error", a TeX parse error, a MathJax file that does not load),
 on any JavaScript console error or failed resource, and on a page whose theorem boxes are missing (fewer
 rendered boxes than the notebook's `::: {#thm-…}` blocks, or a literal `:::` fence left in the text).
-Also: offline search finds the chapters, and no page leaks working notes or off-site links.
+Also: no page leaks working notes or off-site links.
 
 As a reader uses the book (one Chromium driven over the DevTools protocol, `Browser`): a query typed into the search
-box of a chapter page and of a source page lists the page that treats it; on every page, after MathJax finished, no
-formula is marked as an error (undefined macros included) and no TeX shows in the prose; Next/Previous follow the
-sidebar; no build-machine path, no words about how the book was made, no raw backticks in titles, no doubled
-parentheses around a citation.
+box lists the page that treats it, on a chapter page and on a source page, and its result leads there; wide content
+(a table, a display formula, a code line or output) scrolls inside its own box, which fades on the side with more to
+see, and no chapter page is wider than the window, on a desktop (1400 px) and a phone (420 px); on every page, after
+MathJax finished, no formula is marked as an error (undefined macros included) and no TeX shows in the prose;
+Next/Previous follow the sidebar; no build-machine path, no words about how the book was made, no raw backticks in
+titles, no doubled parentheses around a citation.
+
+The Quarto render's filter nbs/_filters/paper-numbers.lua (the papers' theorem numbers) is run through pandoc where
+one is found ($PANDOC, PATH or the pypandoc_binary wheel); without one those tests are skipped, saying so.
 
 Chromium is Debian's `chromium` package (`apt-get install -y chromium`; `.ci/run` installs it). Without it the
 browser tests are skipped with that instruction, except under CI (`CI=true`), where they fail.
@@ -103,18 +108,6 @@ def served(site):
     httpd.shutdown()
 
 
-def open_in_chromium(exe: str, url: str, budget_ms: int = 20000) -> tuple[str, list[str]]:
-    "The page's DOM after its scripts ran (MathJax included) and the console errors Chromium logged."
-    with_tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"rr-chromium-{os.getpid()}-{threading.get_ident()}"
-    r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                        "--no-first-run", f"--user-data-dir={with_tmp}", "--enable-logging=stderr", "--v=0",
-                        f"--virtual-time-budget={budget_ms}", "--dump-dom", url],
-                       capture_output=True, text=True, timeout=120)
-    shutil.rmtree(with_tmp, ignore_errors=True)
-    console = [l for l in r.stderr.splitlines() if "CONSOLE" in l and ("ERROR" in l or "rror" in l.split('"', 1)[-1])]
-    return r.stdout, console
-
-
 class Browser:
     """One headless Chromium driven over the DevTools protocol, as a reader uses a page: load it, wait for its scripts,
     focus a field and type into it, read what is shown. Started with `--remote-debugging-port=0`; the port Chromium
@@ -185,17 +178,71 @@ class Browser:
 
     def open(self, url: str, timeout: float = 90.0, wait_for_math: bool = True) -> bool:
         "Load `url` and wait until it is loaded and (unless told not to) MathJax, where the page has it, has typeset it."
+        self._leave()
+        self.send("Page.navigate", url=url)
+        return self._arrived(timeout, wait_for_math)
+
+    def _leave(self):
         self.js("window.rrLeft = true")  # set on the page being left: the loaded page is the one without it
         self.errors = []                  # from here on: the new page's errors
-        self.send("Page.navigate", url=url)
+
+    def _arrived(self, timeout: float, wait_for_math: bool) -> bool:
         return bool(self.wait_for("!window.rrLeft && document.readyState === 'complete'" + (
             " && (!window.MathJax || document.body.getAttribute('data-mathjax') === 'done')" if wait_for_math else ""), timeout))
+
+    def resize(self, width: int | None, height: int = 1000):
+        "Show pages `width` CSS pixels wide (a phone: 420), until `resize(None)` restores the window's own 1400."
+        if width is None: self.send("Emulation.clearDeviceMetricsOverride")
+        else: self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+
+    def _point(self, element: str) -> tuple[float, float]:
+        "The centre of the first line box of the element `element` (a JavaScript expression), scrolled into view first."
+        return tuple(self.js(f"(() => {{ const e = {element}; e.scrollIntoView({{block: 'center'}}); "
+                             f"const r = e.getClientRects()[0]; return [r.left + r.width / 2, r.top + r.height / 2]; }})()"))
+
+    def click(self, element: str, navigates: bool = False, timeout: float = 60.0, wait_for_math: bool = True) -> bool:
+        """Click `element` (a JavaScript expression) with the mouse, as a reader does; with `navigates`, wait for the page
+        the click leads to (as `open` does)."""
+        x, y = self._point(element)
+        if navigates: self._leave()
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+        return self._arrived(timeout, wait_for_math) if navigates else True
+
+    def scroll_sideways(self, element: str, timeout: float = 10.0) -> bool:
+        "Turn the mouse wheel sideways over `element` until it is scrolled to its right end (True) or `timeout` s pass."
+        x, y = self._point(element)
+        at_end, t0 = f"(e => e.scrollLeft >= e.scrollWidth - e.clientWidth - 1)({element})", time.time()
+        while not self.js(at_end):
+            if time.time() - t0 > timeout: return False
+            self.send("Input.dispatchMouseEvent", type="mouseWheel", x=x, y=y, deltaX=600, deltaY=0)
+            time.sleep(0.05)
+        return True
 
     def type_text(self, text: str):
         "Type into the focused element, one key at a time (keydown, the character, keyup), as a keyboard does."
         for ch in text:
             self.send("Input.dispatchKeyEvent", type="keyDown", key=ch, text=ch)
             self.send("Input.dispatchKeyEvent", type="keyUp", key=ch)
+
+    def search(self, query: str, timeout: float = 20.0) -> tuple[list[str], str]:
+        """Click into the open page's search box, delete what it holds and type `query` key by key; the addresses of the
+        results listed once Pagefind has counted them and the list stopped changing, and the box's message."""
+        box = "document.querySelector('#rr-search input')"
+        self.click(box)
+        for _ in range(len(self.js(f"{box}.value"))):
+            self.send("Input.dispatchKeyEvent", type="rawKeyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+            self.send("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+        self.type_text(query)
+        state, last, stable, t0 = ["", []], None, 0, time.time()
+        while time.time() - t0 < timeout and stable < 3:
+            time.sleep(0.25)
+            state = self.js("[(document.querySelector('#rr-search .pagefind-ui__message') || {}).textContent || '', "
+                            "[...document.querySelectorAll('#rr-search a.pagefind-ui__result-link')].map(a => a.href)]")
+            done = re.match(r"\d+ results? for " + re.escape(query), state[0]) and state[1] and all(state[1])
+            stable = stable + 1 if done and state == last else 0
+            last = state
+        return state[1], state[0]
 
     def close(self):
         try: self.ws.close()
@@ -263,32 +310,6 @@ def test_the_checker_sees_errors():
     assert page_problems('<body><script src="MathJax.js"></script>', [], 0)  # MathJax never finished
 
 
-def test_search_finds_the_chapters(site, served):
-    "Pagefind's offline index, queried in Chromium with Pagefind's own API: 'minimax' finds RMBoost, 'breakdown' Arch Boost."
-    assert (site / "pagefind" / "pagefind-ui.js").exists(), "the site was built without its search index (pip install 'pagefind[bin]')"
-    exe = need_chromium()
-    try:
-        probe = site / "_search_probe.html"
-        probe.write_text("""<!DOCTYPE html><html><body><pre id="out">waiting</pre><script type="module">
-const pf = await import("./pagefind/pagefind.js"); await pf.init(); const out = {};
-for (const q of ["minimax", "breakdown"]) { const r = await pf.search(q);
-  const d = await Promise.all(r.results.slice(0, 3).map(x => x.data())); out[q] = d.map(x => x.url); }
-document.getElementById("out").textContent = JSON.stringify(out);</script></body></html>""")
-        # Pagefind compiles its WebAssembly off the main thread, which Chromium's virtual time does not wait for: on
-        # a busy machine the first load can end before the query ran (seen once in 5 runs), so try up to 3 loads
-        for budget in (20_000, 60_000, 180_000):
-            dom, _ = open_in_chromium(exe, served + "_search_probe.html", budget_ms=budget)
-            if '<pre id="out">waiting</pre>' not in dom: break
-    finally:
-        probe.unlink(missing_ok=True)
-    m = re.search(r'<pre id="out">(.*?)</pre>', dom, flags=re.S)
-    assert m and m.group(1) != "waiting", f"the search query did not run: {dom[:500]}"
-    found = json.loads(html_unescape(m.group(1)))
-    def pages(q): return [u.split("#")[0].rsplit("/", 1)[-1] for u in found[q]]
-    assert "rmboost.html" in pages("minimax"), f"'minimax' top 3: {found['minimax']}"
-    assert "archboost.html" in pages("breakdown"), f"'breakdown' top 3: {found['breakdown']}"
-
-
 FORBIDDEN = ["spec §", "seed 00", "papers/", "np.float64(", "[PAPER ERROR]"]
 
 
@@ -351,6 +372,107 @@ def test_quarto_subset_renders():
     assert not b.missing
     b.markdown("@thm-nowhere and [@nobody2020]", "a.html")
     assert b.missing == {"a.html": {"@thm-nowhere", "@nobody2020"}}
+
+
+PAPER_NUMBERS = book.NBS / "_filters" / "paper-numbers.lua"  # the Quarto render's filter: the papers' theorem numbers
+THEOREMS_MD = """The duality is @lem-rmboost-5; see also [@thm-rmboost-2] and @def-rule.
+
+::: {#def-rule}
+## Rule
+A rule.
+:::
+
+::: {#lem-rmboost-5 number="5"}
+## Strong duality of the inner maximisation
+It holds.
+:::
+
+::: {#thm-rmboost-2 number="2"}
+A bound.
+:::
+"""
+# Quarto's side of what the filter relies on (quarto-cli, src/resources/filters): a user filter is loaded with `_G` in
+# its environment; every theorem block enters the cross-reference index through the global
+# `indexAddEntry(label, parent, order, caption)` with the table `order` that numbers it (`order.order`: Quarto's running
+# count); the box's title and every reference read that table.
+QUARTO_STAND_IN = r"""
+local KINDS = {def = "Definition", lem = "Lemma", thm = "Theorem"}
+local entries, counts = {}, {}
+function indexAddEntry(label, parent, order, caption) entries[label] = {order = order} end
+quarto = {}
+local user = assert(loadfile(os.getenv("USER_FILTER"), "bt", setmetatable({_G = _G}, {__index = _G})))()
+local function shown(label) return KINDS[label:match("^(%a+)%-")] .. " " .. tostring(entries[label].order.order) end
+function Pandoc(doc)
+  for _, f in ipairs(user) do if f.Pandoc then doc = f.Pandoc(doc) or doc end end     -- at: pre-ast
+  doc = doc:walk({Div = function(div)                                                   -- index, in reading order
+    local k = div.identifier:match("^(%a+)%-")
+    if not KINDS[k] then return nil end
+    counts[k] = (counts[k] or 0) + 1
+    indexAddEntry(div.identifier, nil, {order = counts[k]}, {})
+    div.content:insert(1, pandoc.Para({pandoc.Strong(shown(div.identifier))}))
+    return div
+  end})
+  return doc:walk({Cite = function(cite)                                                -- resolve the references
+    local label = cite.citations[1].id
+    if entries[label] then return pandoc.Link(shown(label), "#" .. label) end
+  end})
+end
+"""
+
+
+def pandoc_binary() -> str:
+    "A pandoc 2.17+ (Lua filters with `doc:walk`) to run the filter with: $PANDOC, `pandoc` on PATH, or pypandoc_binary's."
+    exe = os.environ.get("PANDOC") or shutil.which("pandoc")
+    if not exe:
+        try:
+            import pypandoc
+            exe = pypandoc.get_pandoc_path()
+        except (ImportError, OSError):
+            pytest.skip("no pandoc to run nbs/_filters/paper-numbers.lua with: set $PANDOC, put pandoc on PATH or "
+                        "pip install pypandoc_binary (155 MB installed: not in the dev extra)")
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    version = tuple(int(x) for x in re.match(r"\S+ (\d+)\.(\d+)", out).groups())
+    if version < (2, 17): pytest.skip(f"{exe} is pandoc {version}: the filter needs 2.17 or later")
+    return exe
+
+
+def run_pandoc(exe: str, markdown: str, *filters: Path, env: dict | None = None) -> str:
+    "`markdown` through pandoc and `filters` to HTML, as its text (non-breaking spaces as spaces)."
+    r = subprocess.run([exe, "-f", "markdown", "-t", "html", *(f"--lua-filter={f}" for f in filters)], input=markdown,
+                       capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return html_unescape(re.sub(r"<[^>]+>", "", r.stdout)).replace("\xa0", " ")
+
+
+def test_paper_numbers_filter_under_plain_pandoc():
+    """nbs/_filters/paper-numbers.lua under plain pandoc renders what Quarto would: the box titled with the paper's
+    number ("Lemma 5 (…)", whatever its place), references to it by that number; a block without one unnumbered."""
+    text = " ".join(run_pandoc(pandoc_binary(), THEOREMS_MD, PAPER_NUMBERS).split())
+    assert "The duality is Lemma 5; see also Theorem 2 and Definition." in text
+    assert "Lemma 5 (Strong duality of the inner maximisation) It holds." in text
+    assert "Theorem 2 A bound." in text and "Definition (Rule) A rule." in text
+
+
+def test_paper_numbers_filter_under_quarto(tmp_path):
+    """Under Quarto (stood in for by its side of the contract, QUARTO_STAND_IN), the filter gives Quarto's index the
+    paper's numbers: the boxes and references read "Lemma 5" and "Theorem 2" where Quarto counts 1 and 1; a block
+    without `number` keeps Quarto's count. Without the filter, the same stand-in shows Quarto's counts."""
+    exe = pandoc_binary()
+    stand_in, none = tmp_path / "quarto_stand_in.lua", tmp_path / "no_filter.lua"
+    stand_in.write_text(QUARTO_STAND_IN); none.write_text("return {{}}\n")
+    text = " ".join(run_pandoc(exe, THEOREMS_MD, stand_in, env={"USER_FILTER": str(PAPER_NUMBERS)}).split())
+    assert "The duality is Lemma 5; see also Theorem 2 and Definition 1." in text
+    assert "Lemma 5 Strong duality" in text and "Theorem 2 A bound." in text and "Definition 1 Rule" in text
+    quarto_alone = " ".join(run_pandoc(exe, THEOREMS_MD, stand_in, env={"USER_FILTER": str(none)}).split())
+    assert "The duality is Lemma 1; see also Theorem 1 and Definition 1." in quarto_alone
+
+
+def test_quarto_runs_the_paper_numbers_filter():
+    "nbs/_quarto.yml registers the filter before Quarto parses the theorem blocks (`at: pre-ast`), from a file that exists."
+    import yaml
+    filters = yaml.safe_load((book.NBS / "_quarto.yml").read_text(encoding="utf-8"))["filters"]
+    entry = next(f for f in filters if isinstance(f, dict) and f.get("path", "").endswith("paper-numbers.lua"))
+    assert entry["at"] == "pre-ast" and (book.NBS / entry["path"]) == PAPER_NUMBERS and PAPER_NUMBERS.exists()
 
 
 def test_bibliography_has_every_key_the_book_uses():
@@ -416,6 +538,7 @@ def test_quarto_branch_with_a_stand_in_quarto(tmp_path, monkeypatch):
     assert (out / "index.html").read_text().strip() == "stub"
     proc = book.ROOT / "_proc"
     assert {"_quarto.yml", "references.bib", "sidebar.yml", "index.ipynb", "95_errata.ipynb"} <= {p.name for p in proc.iterdir()}
+    assert (proc / "_filters" / "paper-numbers.lua").read_text() == PAPER_NUMBERS.read_text()  # the filter _quarto.yml names
     assert "- part: The five papers" in (proc / "sidebar.yml").read_text()
     import yaml
     assert yaml.safe_load((proc / "_quarto.yml").read_text())["project"]["type"] == "book"  # cross-page references resolve
@@ -449,24 +572,42 @@ def test_printed_callouts_and_section_links_render(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------- as a reader uses it
-def search_in_box(browser: Browser, query: str, timeout: float = 20.0) -> tuple[list[str], str]:
-    """Click into the open page's search box, delete what it holds and type `query` key by key; the pages of the results
-    listed once Pagefind has counted them and the list stopped changing, and the box's message."""
-    browser.js("document.querySelector('#rr-search input').focus()")
-    for _ in range(len(browser.js("document.querySelector('#rr-search input').value"))):
-        browser.send("Input.dispatchKeyEvent", type="rawKeyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
-        browser.send("Input.dispatchKeyEvent", type="keyUp", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
-    browser.type_text(query)
-    state, last, stable, t0 = ["", []], None, 0, time.time()
-    while time.time() - t0 < timeout and stable < 3:
-        time.sleep(0.25)
-        state = browser.js("[(document.querySelector('#rr-search .pagefind-ui__message') || {}).textContent || '', "
-                           "[...document.querySelectorAll('#rr-search a.pagefind-ui__result-link')].map(a => a.href)]")
-        done = re.match(r"\d+ results? for " + re.escape(query), state[0]) and state[1] and all(state[1])
-        stable = stable + 1 if done and state == last else 0
-        last = state
-    pages = list(dict.fromkeys(u.split("#")[0].rsplit("/", 1)[-1] for u in state[1]))
-    return pages, state[0]
+def page_of(url: str) -> str:
+    "The page an address names: 'http://127.0.0.1:8000/rmboost.html#why' -> 'rmboost.html'."
+    return url.split("#")[0].rsplit("/", 1)[-1]
+
+
+SEARCH_RESULTS = "[...document.querySelectorAll('#rr-search a.pagefind-ui__result-link')]"
+
+
+def test_search_finds_the_chapters_and_leads_to_them(site, served, browser):
+    """As a reader searches (Pagefind's offline index, through the search box): on the home page, 'minimax' lists RMBoost's
+    chapter among the first three pages found and 'breakdown' Arch Boost's; clicking the result opens that chapter, at
+    the section the result names."""
+    assert (site / "pagefind" / "pagefind-ui.js").exists(), "the site was built without its search index (pip install 'pagefind[bin]')"
+    failures = []
+    for query, expected in (("minimax", "rmboost.html"), ("breakdown", "archboost.html")):
+        assert browser.open(served + "index.html", wait_for_math=False), "index.html did not load"
+        assert browser.wait_for("!!document.querySelector('#rr-search input')", 20), "index.html: no search box"
+        # Pagefind compiles its WebAssembly off the main thread: on a busy machine the first query can take a while
+        found, message = browser.search(query, timeout=90)
+        top = list(dict.fromkeys(map(page_of, found)))[:3]
+        if expected not in top:
+            failures.append(f"'{query}': first pages {top} (box says {message!r}), expected {expected}"); continue
+        # a result naming a section (Pagefind's sub-result, `page#heading`) if there is one, else the page's own
+        i = next((i for i, u in enumerate(found) if page_of(u) == expected and "#" in u),
+                 next(i for i, u in enumerate(found) if page_of(u) == expected))
+        href = found[i]
+        if not browser.click(f"{SEARCH_RESULTS}[{i}]", navigates=True, wait_for_math=False):
+            failures.append(f"'{query}': following {href} did not load a page"); continue
+        at = browser.js("location.href")
+        if page_of(at) != expected: failures.append(f"'{query}': following {href} led to {at}"); continue
+        if "#" in href:
+            shown = browser.js("(() => { const e = document.getElementById(decodeURIComponent(location.hash.slice(1)));"
+                               " if (!e) return 'missing'; const r = e.getBoundingClientRect();"
+                               " return r.top >= -1 && r.top < innerHeight ? 'shown' : 'off screen'; })()")
+            if shown != "shown": failures.append(f"'{query}': {href}: the section it names is {shown}")
+    assert not failures, "\n".join(failures)
 
 
 def test_search_box_finds_pages_on_chapter_and_source_pages(site, served, browser):
@@ -483,9 +624,135 @@ def test_search_box_finds_pages_on_chapter_and_source_pages(site, served, browse
             assert browser.open(served + page, wait_for_math=False), f"{page} did not load"
             assert browser.wait_for("!!document.querySelector('#rr-search input')", 20), f"{page}: no search box"
             opened = page
-        found, message = search_in_box(browser, query)
+        found, message = browser.search(query)
+        found = list(dict.fromkeys(map(page_of, found)))
         if expected not in found: failures.append(f"on {page}, '{query}': {found[:8]} (box says {message!r}), expected {expected}")
     assert not failures, "\n".join(failures)
+
+
+# Wide content, as a reader scrolls it. A box (an element with `data-rr-box`): is it wider than it shows, does it carry
+# the fade on its right / left side (site.css's `rr-more-right` / `rr-more-left` and a mask), and where is its last
+# column (a table's last cell in its longest row; a formula's math) against the part of the box that shows?
+_BOX_STATE = r"""(() => {
+  const el = document.querySelector("[data-rr-box]"), s = getComputedStyle(el), box = el.getBoundingClientRect();
+  const rows = el.rows ? [...el.rows] : [], row = rows.reduce((a, r) => (!a || r.cells.length > a.cells.length ? r : a), null);
+  const last = (row ? row.cells[row.cells.length - 1] : el.querySelector(".MathJax") || el).getBoundingClientRect();
+  const left = box.left + el.clientLeft;
+  return {scrollWidth: el.scrollWidth, clientWidth: el.clientWidth, cue: [...el.classList].filter(c => c.startsWith("rr-more-")),
+          mask: s.maskImage || s.webkitMaskImage || "none", lastLeft: last.left, lastRight: last.right,
+          shownLeft: left, shownRight: left + el.clientWidth};
+})()"""
+
+# Every box of a page that hides part of its content, and every element wider than the window outside a scrolling box.
+_OVERFLOW_REPORT = r"""(() => {
+  const main = document.querySelector("main"), vw = document.documentElement.clientWidth;
+  const name = e => e.tagName.toLowerCase() + [...e.classList].slice(0, 2).map(c => "." + c).join("");
+  const scrolls = e => /auto|scroll/.test(getComputedStyle(e).overflowX);
+  const inScroller = e => { for (let p = e.parentElement; p && p !== main; p = p.parentElement) if (scrolls(p)) return true; return false; };
+  const clipped = [], uncued = [], wider = [];
+  for (const e of main.querySelectorAll("*")) {
+    if (!e.getClientRects().length || e.closest(".MathJax")) continue;  // not shown (a closed block); MathJax's own glyph boxes
+    if (e.scrollWidth > e.clientWidth + 1) {
+      const ox = getComputedStyle(e).overflowX;
+      if (/hidden|clip/.test(ox)) clipped.push(`${name(e)} ${e.scrollWidth}/${e.clientWidth} px`);
+      else if (/auto|scroll/.test(ox) && !e.classList.contains(e.scrollLeft > 1 ? "rr-more-left" : "rr-more-right"))
+        uncued.push(`${name(e)} ${e.scrollWidth}/${e.clientWidth} px`);
+    }
+    if (e.getBoundingClientRect().right > vw + 1 && !inScroller(e)) wider.push(`${name(e)} to ${Math.round(e.getBoundingClientRect().right)} px`);
+  }
+  return {pageWidth: document.documentElement.scrollWidth, window: vw, clipped: clipped.slice(0, 4), uncued: uncued.slice(0, 4),
+          wider: wider.slice(0, 4), n: [clipped.length, uncued.length, wider.length]};
+})()"""
+
+WIDTHS = (1400, 420)  # a desktop window and a phone
+
+
+def overflow_problems(page: str, r: dict) -> list[str]:
+    "What `_OVERFLOW_REPORT` found wrong on `page`: the page wider than the window, content cut off, a box without its cue."
+    bad = []
+    if r["pageWidth"] > r["window"]: bad.append(f"{page}: the page is {r['pageWidth']} px wide in a {r['window']} px window ({r['n'][2]} elements stick out, e.g. {r['wider']})")
+    if r["clipped"]: bad.append(f"{page}: {r['n'][0]} boxes cut their content off, e.g. {r['clipped']}")
+    if r["uncued"]: bad.append(f"{page}: {r['n'][1]} scrolling boxes without the fade on the side with more, e.g. {r['uncued']}")
+    return bad
+
+
+def box_problems(browser: Browser, element: str, what: str) -> list[str]:
+    """`element` (a JavaScript expression) on the open page, as a reader meets it: wider than it shows, its last column
+    hidden and its right side faded; scrolled sideways with the mouse wheel to its end, the last column shows and the
+    fade on the right is gone (the one on the left, where there is now more, is there)."""
+    if not browser.js(f"(() => {{ const e = {element}; if (!e) return false; document.querySelectorAll('[data-rr-box]')"
+                      f".forEach(o => o.removeAttribute('data-rr-box')); e.setAttribute('data-rr-box', ''); return true; }})()"):
+        return [f"{what}: not found"]
+    bad, before = [], browser.js(_BOX_STATE)
+    if before["scrollWidth"] <= before["clientWidth"]:
+        return [f"{what}: not scrollable ({before['scrollWidth']} px of content in {before['clientWidth']} px)"]
+    if before["lastRight"] <= before["shownRight"] + 1: bad.append(f"{what}: its last column shows before scrolling ({before})")
+    if before["cue"] != ["rr-more-right"] or "gradient" not in before["mask"]:
+        bad.append(f"{what}: no fade on its right side (classes {before['cue']}, mask {before['mask']})")
+    if not browser.scroll_sideways("document.querySelector('[data-rr-box]')"):
+        return bad + [f"{what}: the mouse wheel did not scroll it to its end"]
+    after = browser.wait_for("(s => s.cue.join() === 'rr-more-left' && s)(" + _BOX_STATE + ")", timeout=5) or browser.js(_BOX_STATE)
+    if not (after["shownLeft"] - 1 < after["lastRight"] <= after["shownRight"] + 1):
+        bad.append(f"{what}: scrolled to its end, its last column ends at {after['lastRight']:.0f} px, outside the box's "
+                   f"{after['shownLeft']:.0f}-{after['shownRight']:.0f} px")
+    if after["cue"] != ["rr-more-left"] or "to right" not in after["mask"]:
+        bad.append(f"{what}: scrolled to its end, it still fades on the right or not on the left (classes {after['cue']}, mask {after['mask']})")
+    return bad
+
+
+WIDEST = "[...document.querySelectorAll('main {0}')].filter(e => e.getClientRects().length).reduce((a, e) => (!a || e.scrollWidth - e.clientWidth > a.scrollWidth - a.clientWidth ? e : a), null)"
+
+
+def test_the_wide_content_check_can_fail():
+    "The page check reports a page wider than the window, a box that cuts its content off and a scrolling box without its fade."
+    fine = {"pageWidth": 405, "window": 405, "clipped": [], "uncued": [], "wider": [], "n": [0, 0, 0]}
+    assert overflow_problems("a.html", fine) == []
+    assert overflow_problems("a.html", fine | {"pageWidth": 1600, "wider": ["table to 1600 px"], "n": [0, 0, 1]})
+    assert overflow_problems("a.html", fine | {"clipped": ["div.jp-InputArea-editor 1491/809 px"], "n": [1, 0, 0]})
+    assert overflow_problems("a.html", fine | {"uncued": ["pre 964/343 px"], "n": [0, 1, 0]})
+
+
+def wide_content_report(browser: Browser) -> dict[int, dict]:
+    """`_OVERFLOW_REPORT` of the open page in a window of each of `WIDTHS` (the page as loaded, then made narrower, as
+    a reader narrows the window: the layout and the fades follow; MathJax's output does not depend on the width)."""
+    out = {}
+    for width in WIDTHS:
+        browser.resize(width)
+        browser.js("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # laid out, fades updated
+        out[width] = browser.js(_OVERFLOW_REPORT)
+    browser.resize(None)
+    browser.js("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    return out
+
+
+def test_no_chapter_page_is_wider_than_the_window(reports):
+    """On a desktop (1400 px) and a phone (420 px), every chapter page: no element makes the page wider than the window,
+    no box cuts its content off (the lab template's code cells once cut long lines), every box that scrolls fades on
+    the side with more to see."""
+    chapters = [p for p in map(book.page_name, book.notebooks()) if p in reports]  # all: test_every_page_in_a_browser
+    assert len(chapters) > 30, f"only {len(chapters)} chapter pages in the site"
+    bad = [f"{width} px, {b}" for page in chapters for width, r in reports[page]["overflow"].items() for b in overflow_problems(page, r)]
+    assert not bad, f"{len(bad)} problems with wide content:\n" + "\n".join(f"  {b}" for b in bad)
+
+
+def test_wide_content_scrolls_in_its_box_with_a_fade(served, browser):
+    """Loaded on a desktop (1400 px) and on a phone (420 px): the reproduction page's Table 3 (8 data sets) and its widest
+    table, and the RMBoost chapter's widest display formula, scroll sideways inside their box, which fades on the side
+    with more to see until scrolled to that end, where the last column shows."""
+    targets = {"reproduce_rmboost.html": [("Table 3", "[...document.querySelectorAll('main table')].find(t => t.caption && /^Table 3\\b/.test(t.caption.textContent))"),
+                                          ("the widest table", WIDEST.format("table"))],
+               "rmboost.html": [("the widest display formula", WIDEST.format(".MathJax_Display"))]}
+    bad = []
+    try:
+        for width in WIDTHS:
+            browser.resize(width)
+            for page, boxes in targets.items():
+                if not browser.open(served + page): bad.append(f"{width} px, {page}: did not load"); continue
+                for what, element in boxes:
+                    bad += [f"{width} px, {page}: {b}" for b in box_problems(browser, element, what)]
+    finally:
+        browser.resize(None)
+    assert not bad, f"{len(bad)} wide boxes a reader cannot read to the end:\n" + "\n".join(f"  {b}" for b in bad)
 
 
 # What the reader sees of a page, gathered in one visit after MathJax finished: formulas MathJax marks as errors
@@ -542,7 +809,8 @@ def reports(site, served, browser) -> dict[str, dict]:
     for page in pages:
         loaded = browser.open(served + page)
         dom = browser.js("document.documentElement.outerHTML")   # before the report opens the collapsed blocks
-        out[page] = browser.js(_PAGE_REPORT) | {"loaded": loaded, "dom": dom, "errors": list(browser.errors)}
+        overflow = {} if page.startswith("src/") else wide_content_report(browser)
+        out[page] = browser.js(_PAGE_REPORT) | {"loaded": loaded, "dom": dom, "errors": list(browser.errors), "overflow": overflow}
     return out
 
 

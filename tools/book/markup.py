@@ -11,9 +11,9 @@ would contradict them. The number is therefore written on the block, as a Pandoc
 This renderer shows `number` on the box ("Lemma 5") and in every cross-reference to it; a reference from another
 page also names the paper the number belongs to ("Lemma 5 (Mazuelas & Álvarez 2025)"): the work of the citation in
 the box's title that carries the number. A block without `number` (a definition of the book's own) is unnumbered.
-Quarto passes the attribute through (`data-number`) and numbers its blocks itself, which it cannot be told not to
-do; the box's title cites the paper's number, so a Quarto reader sees it there. The tests check that `number`
-equals the number the title cites.
+Quarto numbers its blocks itself and cannot be told a number; nbs/_filters/paper-numbers.lua (a Lua filter that
+_quarto.yml runs) hands it `number` so that Quarto's box and references show the paper's number too, and renders the
+same under plain pandoc. The tests check that `number` equals the number the title cites.
 """
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ from pathlib import Path
 from . import paths
 from .paths import DOCS, ROOT, RUN, TOC_FILE, notebooks
 
+FILTERS = "_filters"  # nbs/_filters/: Pandoc Lua filters of the Quarto render (paper-numbers.lua: the papers' theorem numbers)
+
 
 def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS, nbs: list[Path] | None = None) -> Path:
     """Render the Quarto site from the *executed* notebooks: stage them with nbs/'s Quarto files, apply nbdev's
@@ -27,6 +29,8 @@ def build_quarto(run_dir: Path = RUN, out_dir: Path = DOCS, nbs: list[Path] | No
     try: cache = proc_nbs(str(stage), force=True, n_workers=0)
     finally: os.chdir(cwd)
     shutil.copy2(paths.NBS / TOC_FILE, cache / TOC_FILE)  # the table of contents as written (nbdev must not regenerate it)
+    if (paths.NBS / FILTERS).is_dir():  # the Lua filters _quarto.yml names (nbdev does not copy a `_` folder)
+        shutil.copytree(paths.NBS / FILTERS, cache / FILTERS, dirs_exist_ok=True)
     subprocess.run(["quarto", "render", str(cache), "--no-cache"], check=True)
     shutil.rmtree(out_dir, ignore_errors=True)
     shutil.move(str(cache / "_docs"), str(out_dir))

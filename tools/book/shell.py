@@ -42,6 +42,34 @@ document.addEventListener("DOMContentLoaded", function () { setTimeout(function 
   var p = document.createElement("pre"); p.id = "rr-errors"; p.hidden = true; p.textContent = JSON.stringify(window.rrErrors);
   document.body.appendChild(p); }, 0); });"""
 
+# A box whose content is wider than the page scrolls (site.css); while it has more to show on a side, it carries the
+# class rr-more-left / rr-more-right, which fades that side out (site.css). Updated as the box scrolls or changes size
+# (the window too, a <details> opened), and once MathJax has made its display formulas into boxes.
+_SCROLL_CUES = r"""(function () {
+  var BOXES = "main pre, main table, main .MathJax_Display, main .jp-OutputArea-output, main .jp-RenderedHTMLCommon, main .rr-fold > .highlight";
+  var watched = new WeakSet(), resized = window.ResizeObserver && new ResizeObserver(function (es) { es.forEach(function (e) { edges(e.target); }); });
+  function edges(el) {
+    var more = el.scrollWidth - el.clientWidth;
+    el.classList.toggle("rr-more-left", more > 1 && el.scrollLeft > 1);
+    el.classList.toggle("rr-more-right", more > 1 && el.scrollLeft < more - 1);
+  }
+  function scan() {
+    document.querySelectorAll(BOXES).forEach(function (el) {
+      if (!watched.has(el) && /auto|scroll/.test(getComputedStyle(el).overflowX)) {
+        watched.add(el); el.addEventListener("scroll", function () { edges(el); }, {passive: true});
+        if (resized) resized.observe(el);
+      }
+      if (watched.has(el)) edges(el);
+    });
+  }
+  var queued = false;
+  function soon() { if (!queued) { queued = true; requestAnimationFrame(function () { queued = false; scan(); }); } }
+  scan(); window.addEventListener("load", scan);
+  window.addEventListener("resize", soon);          // Chromium's ResizeObserver misses a <table> made narrower
+  document.addEventListener("toggle", soon, true);  // a <details> opened: its boxes are laid out now
+  if (window.MathJax && MathJax.Hub) MathJax.Hub.Register.StartupHook("End", scan);
+})();"""
+
 
 def copy_mathjax(out_dir: Path) -> bool:
     "Copy MathJax 2 into `out_dir/mathjax`; False (CDN fallback, math only online) if jupyter-server-mathjax is absent."
@@ -133,6 +161,7 @@ def page_shell(title: str, desc: str, main_html: str, name: str, pages, toc: str
 {toc}
 </div>
 {_search_tags(prefix)}
+<script>{_SCROLL_CUES}</script>
 <script>if (matchMedia("(max-width: 800px)").matches) document.querySelector(".rr-nav-box").open = false;</script>
 </body></html>
 """
