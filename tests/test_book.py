@@ -343,6 +343,15 @@ def test_internal_links_resolve(site):
     assert not bad, f"{len(bad)} broken internal links, e.g. {bad[:8]}"
 
 
+def test_a_section_link_in_quartos_spelling_finds_nbconverts_heading_id():
+    "`[…](40_mean_classifier.ipynb#kernel-herding-algorithm-1)` is Quarto's id of '## Kernel herding (Algorithm 1)'."
+    from book.website import pandoc_id
+    assert pandoc_id("Kernel-herding-(Algorithm-1)") == "kernel-herding-algorithm-1"
+    assert pandoc_id("Definition-1:-which-losses-are-Arch") == "definition-1-which-losses-are-arch"
+    assert pandoc_id("Why-RMBoost-often-stops-at-one-tree") == "why-rmboost-often-stops-at-one-tree"
+    assert pandoc_id("The-α-loss") == "the-α-loss"
+
+
 def test_quarto_subset_renders():
     """Theorem blocks carry the paper's number (`number=`; none: unnumbered), titled, cross-referenced across pages with
     the paper named; citations link the bibliography."""

@@ -40,6 +40,13 @@ def _inline_html(markdown: str) -> str:
     return re.sub(r"^<p>|</p>\s*$", "", markdown2html_mistune(markdown).strip())
 
 
+
+def pandoc_id(nbconvert_id: str) -> str:
+    """The identifier Pandoc (so Quarto) gives a heading, from the one nbconvert gave it: nbconvert keeps the heading's
+    punctuation and joins words with '-' (`Kernel-herding-(Algorithm-1)`), Pandoc lower-cases and drops every character
+    but letters, digits, '_', '-' and '.' (`kernel-herding-algorithm-1`)."""
+    return re.sub(r"[^\w.-]", "", html.unescape(nbconvert_id).lower().replace(" ", "-"))
+
 class Links:
     """Make every link resolve inside the site: nbdev's doc links (doc host) -> the local page, with the anchor
     spelled as on the page; source links (code host) -> the local highlighted module (or a configured remote);
@@ -53,7 +60,9 @@ class Links:
         self.delinked: dict[str, list[str]] = {}
 
     def learn_ids(self, page: str, body: str):
-        self.ids[page] = {i.lower(): i for i in re.findall(r'\bid="([^"]+)"', body)}
+        "Each id of the page under its lower-case spelling and under Quarto's (Pandoc's) spelling of the same heading."
+        ids = re.findall(r'\bid="([^"]+)"', body)
+        self.ids[page] = {**{pandoc_id(i): i for i in ids}, **{i.lower(): i for i in ids}}
 
     def fix(self, page: str, text: str, prefix: str = "") -> str:
         def repl(m):
