@@ -21,7 +21,6 @@ from .core import BinaryClassifier, HasMethods, Interval, Options, as_generator,
 from .learners import ConstantRule, Rule, TreeLearner, TreeRule, check_rule_values, make_weak_learner
 from .master_lp import *   # page 06, re-exported: `from robust_ref.lp import MasterLP` works too
 from .master_lp import _RowBuffer, _float_vector
-from .master_lp import _BUDGET_USED, _dual_simplex_pivots   # read by benchmarks/bench_lp.py
 
 _all_ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'DenseDualSimplex',
         'fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse', 'fixed_matvec']   # re-exported from page 06
