@@ -35,7 +35,7 @@ book: $(STAMP)
 # nbdev_test alone.
 test: $(STAMP)
 	@echo "== pytest: every notebook under nbdev_test, estimator checks, properties, bad input, export sync, docs in Chromium =="
-	$(PY) -m pytest tests -ra -n 2 --durations=15
+	$(PY) -m pytest tests -ra -n 2 --dist loadgroup --durations=15
 
 nbtest: $(STAMP)
 	$(VENV)/bin/nbdev_test --n_workers 2 --path nbs

@@ -41,6 +41,10 @@ from conftest import execute_all, execute_once
 
 _RUN_ID = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
 THEOREM_FENCE = re.compile(r"^:{3,}\s*\{#(?:%s)-[\w-]+" % "|".join(book.THEOREM_KINDS), flags=re.M)
+# Every test here shares one Chromium and one visit of every page (the module-scoped `browser` and `reports`): on two
+# xdist workers each would start its own and read all 86 pages again. `make test` runs pytest with `--dist loadgroup`,
+# which keeps a group on one worker.
+pytestmark = pytest.mark.xdist_group("book")
 INSTALL = "install it with `apt-get update && apt-get install -y chromium` (Debian's package; .ci/run does this)"
 
 
@@ -482,6 +486,14 @@ def test_quarto_runs_the_paper_numbers_filter():
     filters = yaml.safe_load((book.NBS / "_quarto.yml").read_text(encoding="utf-8"))["filters"]
     entry = next(f for f in filters if isinstance(f, dict) and f.get("path", "").endswith("paper-numbers.lua"))
     assert entry["at"] == "pre-ast" and (book.NBS / entry["path"]) == PAPER_NUMBERS and PAPER_NUMBERS.exists()
+
+
+def test_the_books_tests_share_one_worker():
+    "`make test` keeps an xdist group on one worker; without `--dist loadgroup` the group mark does nothing."
+    make = (book.ROOT / "Makefile").read_text()
+    line = next(l for l in make.splitlines() if "-m pytest tests" in l)
+    assert "--dist loadgroup" in line and "-n 2" in line, line
+    assert any(m.name == "xdist_group" and m.args == ("book",) for m in [pytestmark])
 
 
 def test_bibliography_has_every_key_the_book_uses():

@@ -37,8 +37,9 @@ WORKER = ROOT / "tests" / "data" / "cross_platform_fit.py"
 RTOL = 1e-9
 CPU_KNOBS = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
 
-pytestmark = pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
-                                reason=f"emulates x86-64 CPUs through OpenBLAS x86 kernels; this host is {platform.machine()}")
+pytestmark = [pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                                 reason=f"emulates x86-64 CPUs through OpenBLAS x86 kernels; this host is {platform.machine()}"),
+              pytest.mark.xdist_group("cross_platform")]   # one worker runs the module's fits once (`--dist loadgroup`)
 
 
 def numpy_cap() -> list[str]:
