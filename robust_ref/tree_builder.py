@@ -856,12 +856,26 @@ def _hist_sub(P, S, K):
 
 # %% ../nbs/03b_tree_builder.ipynb #668df695
 @njit(cache=True, nogil=True)
-def _hscan(H, o, e, K, code, par, tp, ti, parent, msl, n_node, T, fast, L, R, buf):
-    "One feature's scan over its bins H[o:e] of the node: (best gain, its bin, rows going left, NaN seen)."
+def _nonempty_bins(Bt, rows, a, b, f, nz):
+    "The distinct bins of feature f among the rows rows[a:b], increasing, into nz (insertion sort: for a few rows)."
+    c = 0
+    for p in range(a, b):
+        v = np.int64(Bt[f, rows[p]])
+        q = c
+        while q > 0 and nz[q - 1] > v: q -= 1
+        if q > 0 and nz[q - 1] == v: continue
+        for t in range(c, q, -1): nz[t] = nz[t - 1]
+        nz[q] = v; c += 1
+    return c
+
+@njit(cache=True, nogil=True)
+def _hscan(H, o, e, K, code, par, tp, ti, parent, msl, n_node, T, fast, L, R, buf, nz, nnz):
+    "One feature's scan over its bins H[o:e] of the node (or only its non-empty bins nz[:nnz] if nnz ≥ 0): (best gain, its bin, rows going left, NaN seen)."
     fg, fj, fnl, fnan = -np.inf, 0, 0, False
     for k in range(K): L[k] = 0.0
     nl = 0
-    for j in range(o, e):
+    for q in range(nnz if nnz >= 0 else e - o):
+        j = o + (nz[q] if nnz >= 0 else q)
         c = int(H[j, K])
         if c == 0: continue                                        # a threshold falls after a non-empty bin only
         for k in range(K): L[k] += H[j, k]
@@ -904,7 +918,7 @@ def _hselect(H, stored, Bt, off, rows, a, b, K, mf, rng, keys, sel):
     return nsel
 
 @njit(cache=True, nogil=True)
-def _hsearch(H, off, edges, K, code, par, tp, ti, msl, n_node, T, keys, sel, nsel, L, R, buf):
+def _hsearch(H, off, edges, K, code, par, tp, ti, msl, n_node, T, keys, sel, nsel, L, R, buf, Bt, rows, a, nz):
     "`_search` on a node's histogram and drawn features: (gain, feature, rows going left, threshold, bin); gain −inf if none."
     parent = 0.0
     if code < TWOING or code == TABLE: parent = _impurity(code, T, par, tp, ti)
@@ -912,7 +926,9 @@ def _hsearch(H, off, edges, K, code, par, tp, ti, msl, n_node, T, keys, sel, nse
     best_g, best_key, best_nan, best_f, best_j, best_nl = -np.inf, np.inf, True, 0, 0, 0
     for s in range(nsel):
         f = sel[s]
-        fg, fj, fnl, fnan = _hscan(H, off[f], off[f + 1], K, code, par, tp, ti, parent, msl, n_node, T, fast, L, R, buf)
+        nnz = -1                                                   # a few rows: scan their own bins, not all
+        if n_node * n_node < 4 * (off[f + 1] - off[f]): nnz = _nonempty_bins(Bt, rows, a, a + n_node, f, nz)
+        fg, fj, fnl, fnan = _hscan(H, off[f], off[f + 1], K, code, par, tp, ti, parent, msl, n_node, T, fast, L, R, buf, nz, nnz)
         if fnan: fg = -np.inf
         if (best_nan and not fnan) or (fnan == best_nan and (fg > best_g or (fg == best_g and keys[f] < best_key))):
             best_g, best_key, best_nan, best_f, best_j, best_nl = fg, keys[f], fnan, f, fj, fnl
@@ -923,7 +939,7 @@ def _hsearch(H, off, edges, K, code, par, tp, ti, msl, n_node, T, keys, sel, nse
 _SBIN = 8          # binned builder: a ninth integer column, the best split's bin (bins ≤ it go left)
 
 @njit(cache=True, nogil=True)
-def _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, hl, S, keys, sel, L, R, buf):
+def _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, hl, S, keys, sel, L, R, buf, nz):
     "`_evaluate` of the binned builder: the node's histogram (stored, or built in the scratch S and cleared after)."
     a, b = ni[i, _START], ni[i, _END]
     T = nf[i, _T0:_T0 + K]
@@ -936,7 +952,7 @@ def _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, ma
     H = hl[i] if stored else S
     nsel = _hselect(H, stored, Bt, off, rows, a, b, K, mf, rng, keys, sel)
     if not stored: _hist_add(Bt, off, rows, a, b, codes, w, K, S, sel[:nsel])   # the drawn features only
-    g, f, nl, thr, bj = _hsearch(H, off, edges, K, code, par, tp, ti, msl, b - a, T, keys, sel, nsel, L, R, buf)
+    g, f, nl, thr, bj = _hsearch(H, off, edges, K, code, par, tp, ti, msl, b - a, T, keys, sel, nsel, L, R, buf, Bt, rows, a, nz)
     if not stored: _hist_clear(Bt, off, rows, a, b, K, S, sel[:nsel])
     if g > _RTOL * _sum(T):
         nf[i, _SGAIN], ni[i, _SFEAT], ni[i, _SNL], nf[i, _STHR], ni[i, _SBIN] = g, f, nl, thr, bj
@@ -983,7 +999,7 @@ def _grow_binned(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, 
     ni = np.zeros((64, 9), dtype=np.int64)
     nf = np.empty((64, _T0 + K))
     keys, sel = np.empty(d), np.empty(d, dtype=np.int64)
-    L, R, buf = np.empty(K), np.empty(K), np.empty(K)
+    L, R, buf, nz = np.empty(K), np.empty(K), np.empty(K), np.empty(128, dtype=np.int64)
     tmp, S = np.empty(m, dtype=rows.dtype), np.zeros((nb, K + 1))
     _init_node(ni, nf, 0, 0, m, 0, K)
     for p in range(m): nf[0, _T0 + codes[rows[p]]] += w[rows[p]]
@@ -998,7 +1014,7 @@ def _grow_binned(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, 
         while front.shape[0] > 0:
             nsplit = 0
             for i in front:
-                _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, hl, S, keys, sel, L, R, buf)
+                _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, hl, S, keys, sel, L, R, buf, nz)
                 if nf[i, _SGAIN] > -np.inf: nsplit += 1
             nxt = np.empty(2 * nsplit, dtype=np.int64)
             j = 0
@@ -1009,7 +1025,7 @@ def _grow_binned(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, 
                     n_nodes += 2; j += 2
             front = nxt
     else:                                                        # best-first, as `_grow_compiled`
-        _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, hl, S, keys, sel, L, R, buf)
+        _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, hl, S, keys, sel, L, R, buf, nz)
         cand = np.empty(max_leaf_nodes + 1, dtype=np.int64)
         nc = 0
         if nf[0, _SGAIN] > -np.inf: cand[0] = 0; nc = 1
@@ -1024,7 +1040,7 @@ def _grow_binned(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, 
             ni, nf = _hsplit(Bt, off, rows, codes, w, K, ni, nf, i, n_nodes, tmp, hl, keep)
             n_leaves += 1
             for kid in (n_nodes, n_nodes + 1):
-                _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, hl, S, keys, sel, L, R, buf)
+                _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, hl, S, keys, sel, L, R, buf, nz)
                 if nf[kid, _SGAIN] > -np.inf: cand[nc] = kid; nc += 1
             n_nodes += 2
     imp = np.empty(n_nodes)
