@@ -154,10 +154,12 @@ class AdaBoostAlpha(_ChecksAlphaFirst, BoostingClassifier):
                  criterion: str | None = None,    # stump: 'error' (default) or 'gini'; tree: 'gini'/'entropy'
                  stop_on_perfect: bool = True,    # stop at a perfect rule (AdaBoost) or clip ε to 1e-10 and go on
                  proba_link: str = "alpha",       # predict_proba through σ(H/α) ('alpha') or σ(H) ('logistic')
-                 random_state=None):              # seed for tree learners
+                 random_state=None,               # seed for tree learners
+                 tree_method: str = "auto"):      # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.alpha, self.n_estimators, self.step, self.learning_rate = alpha, n_estimators, step, learning_rate
         self.base_learner, self.max_depth, self.max_leaf_nodes, self.criterion = base_learner, max_depth, max_leaf_nodes, criterion
         self.stop_on_perfect, self.proba_link, self.random_state = stop_on_perfect, proba_link, random_state
+        self.tree_method = tree_method
 
     def _make_strategy(self): return AlphaBoost(self.alpha, self.step, self.stop_on_perfect)
 

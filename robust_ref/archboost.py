@@ -220,10 +220,12 @@ class ArchBoostClassifier(BoostingClassifier):
                  max_depth: int | None = 1,    # tree depth (base_learner='tree')
                  max_leaf_nodes: int | None = None, # cap on tree leaves (base_learner='tree')
                  proba_clip: float = 1e-4,     # c of p̃ = (1−c)p + c/2 (the paper's a = 1 − c = 0.9999)
-                 random_state=None):           # seed for tree learners
+                 random_state=None,            # seed for tree learners
+                 tree_method: str = "auto"):   # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.loss, self.step, self.exact_h, self.n_estimators = loss, step, exact_h, n_estimators
         self.learning_rate, self.schedule_power, self.base_learner = learning_rate, schedule_power, base_learner
         self.max_depth, self.max_leaf_nodes, self.proba_clip, self.random_state = max_depth, max_leaf_nodes, proba_clip, random_state
+        self.tree_method = tree_method
 
     def _arch_loss(self): return check_arch_loss(self.loss)
     def _step_value(self): return _check_step(self.step)
@@ -251,10 +253,12 @@ class ARBGamma(ArchBoostClassifier):
                  max_depth: int | None = 1,    # tree depth (base_learner='tree')
                  max_leaf_nodes: int | None = None, # cap on tree leaves
                  proba_clip: float = 1e-4,     # c of p̃ = (1−c)p + c/2
-                 random_state=None):           # seed for tree learners
+                 random_state=None,            # seed for tree learners
+                 tree_method: str = "auto"):   # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.gamma, self.step, self.exact_h, self.n_estimators = gamma, step, exact_h, n_estimators
         self.learning_rate, self.schedule_power, self.base_learner = learning_rate, schedule_power, base_learner
         self.max_depth, self.max_leaf_nodes, self.proba_clip, self.random_state = max_depth, max_leaf_nodes, proba_clip, random_state
+        self.tree_method = tree_method
 
     def _arch_loss(self): return GammaRobustLoss(gamma=float(self.gamma))
 

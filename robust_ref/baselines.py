@@ -30,9 +30,11 @@ class AdaBoostClassifier(BoostingClassifier):
                  max_depth: int | None = 1,      # tree depth (base_learner='tree')
                  max_leaf_nodes: int | None = None, # tree leaf cap (base_learner='tree')
                  criterion: str | None = None,   # stump: 'error' (default) or 'gini' (= scikit-learn); tree: 'gini'/'entropy'
-                 random_state=None):             # seed for tree learners
+                 random_state=None,              # seed for tree learners
+                 tree_method: str = "auto"):     # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.n_estimators, self.learning_rate, self.base_learner = n_estimators, learning_rate, base_learner
         self.max_depth, self.max_leaf_nodes, self.criterion, self.random_state = max_depth, max_leaf_nodes, criterion, random_state
+        self.tree_method = tree_method
 
     def _make_strategy(self): return GradientBoost("exponential", "sign", "closed_form")
 
@@ -46,9 +48,11 @@ class RealAdaBoostClassifier(BoostingClassifier):
     def __init__(self, n_estimators: int = 50, learning_rate: float = 1.0, base_learner="stump",
                  max_depth: int | None = 1, max_leaf_nodes: int | None = None,
                  proba_clip: float = 1e-4,       # leaf probabilities shrunk to (1−c)p + c/2
-                 random_state=None):
+                 random_state=None,
+                 tree_method: str = "auto"):  # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.n_estimators, self.learning_rate, self.base_learner = n_estimators, learning_rate, base_learner
         self.max_depth, self.max_leaf_nodes, self.proba_clip, self.random_state = max_depth, max_leaf_nodes, proba_clip, random_state
+        self.tree_method = tree_method
 
     def _make_strategy(self): return GradientBoost("exponential", "logit", 1.0)
 
@@ -63,9 +67,11 @@ class LogitBoostClassifier(BoostingClassifier):
     def __init__(self, n_estimators: int = 50, learning_rate: float = 1.0, base_learner="stump",
                  max_depth: int | None = 1, max_leaf_nodes: int | None = None,
                  z_max: float = 4.0,             # clip of the working response (FHT: 2 to 4)
-                 random_state=None):
+                 random_state=None,
+                 tree_method: str = "auto"):  # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.n_estimators, self.learning_rate, self.base_learner = n_estimators, learning_rate, base_learner
         self.max_depth, self.max_leaf_nodes, self.z_max, self.random_state = max_depth, max_leaf_nodes, z_max, random_state
+        self.tree_method = tree_method
 
     def _make_strategy(self):
         return NewtonBoost("logistic", scale=2.0, z_max=self.z_max)
@@ -78,9 +84,11 @@ class GentleBoostClassifier(BoostingClassifier):
                                                   "max_leaf_nodes", "random_state")
     _parameter_inert = TREE_INERT
     def __init__(self, n_estimators: int = 50, learning_rate: float = 1.0, base_learner="stump",
-                 max_depth: int | None = 1, max_leaf_nodes: int | None = None, random_state=None):
+                 max_depth: int | None = 1, max_leaf_nodes: int | None = None, random_state=None,
+                 tree_method: str = "auto"):  # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.n_estimators, self.learning_rate, self.base_learner = n_estimators, learning_rate, base_learner
         self.max_depth, self.max_leaf_nodes, self.random_state = max_depth, max_leaf_nodes, random_state
+        self.tree_method = tree_method
 
     def _make_strategy(self): return NewtonBoost("exponential")
 

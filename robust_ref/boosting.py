@@ -207,13 +207,16 @@ BOOSTING_CONSTRAINTS = {   # the engine's parameters; each classifier declares t
     "max_depth": [Interval("int", 1, None, closed="left"), None],
     "max_leaf_nodes": [Interval("int", 2, None, closed="left"), None],
     "criterion": [Options({"error", "gini", "entropy", "log_loss"}), None],
+    "tree_method": [Options({"exact", "hist", "auto"})],   # the 'tree' learner's builder (chapter 03b's `make_tree_builder`)
     "proba_clip": [Interval("real", 0, 1, closed="neither")],
     "random_state": ["random_state"],
 }
-TREE_INERT = {"max_depth": ("base_learner", {"tree"}), "max_leaf_nodes": ("base_learner", {"tree"})}
+TREE_INERT = {"max_depth": ("base_learner", {"tree"}), "max_leaf_nodes": ("base_learner", {"tree"}),
+              "tree_method": ("base_learner", {"tree"})}
 
 def boosting_constraints(*names, **more) -> dict:
-    "The engine's declarations of `names` (see `BOOSTING_CONSTRAINTS`) plus a classifier's own (`more`)."
+    "The engine's declarations of `names` (see `BOOSTING_CONSTRAINTS`; 'base_learner' brings 'tree_method') plus a classifier's own (`more`)."
+    names = names + (("tree_method",) if "base_learner" in names and "tree_method" not in names else ())
     return {**{n: BOOSTING_CONSTRAINTS[n] for n in names}, **more}
 
 ENGINE_ATTRIBUTES = """Attributes
@@ -252,12 +255,13 @@ class BoostingClassifier(BinaryClassifier):
     def _make_learner(self):
         return make_weak_learner(getattr(self, "base_learner", "stump"), getattr(self, "max_depth", 1),
                                  getattr(self, "max_leaf_nodes", None), getattr(self, "criterion", None),
-                                 getattr(self, "proba_clip", 1e-4))
+                                 getattr(self, "proba_clip", 1e-4), getattr(self, "tree_method", "auto"))
 
     def _after_fit(self, strategy: BoostingStrategy) -> None:
         "Post-fit hook: read what a classifier needs from its finished strategy (the engine keeps no reference to it)."
 
 BoostingClassifier.__doc__ = f"{BoostingClassifier.__doc__}\n\n    {ENGINE_ATTRIBUTES.rstrip()}\n"
+BoostingClassifier._params_added_later = {"tree_method": "auto"}   # at 'auto' a grid's fingerprint leaves it out (its records predate it)
 
 # %% ../nbs/05_boosting.ipynb #ae4c5b42
 @patch
@@ -322,10 +326,12 @@ class MarginBoostClassifier(BoostingClassifier):
                  base_learner="stump",     # 'stump' (exact), 'tree' (scikit-learn) or a learner object
                  max_depth: int | None = 1, # tree depth (base_learner='tree')
                  max_leaf_nodes: int | None = None, # tree leaves cap (base_learner='tree')
-                 random_state=None):       # seed for tree learners
+                 random_state=None,        # seed for tree learners
+                 tree_method: str = "auto"): # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.loss, self.kind, self.weak_kind, self.step = loss, kind, weak_kind, step
         self.n_estimators, self.learning_rate = n_estimators, learning_rate
         self.base_learner, self.max_depth, self.max_leaf_nodes, self.random_state = base_learner, max_depth, max_leaf_nodes, random_state
+        self.tree_method = tree_method
 
     def _make_strategy(self):
         if self.kind == "gradient": return GradientBoost(self.loss, self.weak_kind, self.step)

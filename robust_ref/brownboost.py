@@ -197,9 +197,11 @@ class BrownBoostClassifier(_ClockBoostClassifier):
                  max_depth: int | None = 1,        # tree depth (base_learner='tree')
                  max_leaf_nodes: int | None = None, # cap on tree leaves
                  criterion: str | None = None,     # stump: 'error' (default) or 'gini'; tree: 'gini' or 'entropy'
-                 random_state=None):               # seed for tree learners
+                 random_state=None,                # seed for tree learners
+                 tree_method: str = "auto"):       # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.c, self.n_estimators, self.base_learner = c, n_estimators, base_learner
         self.max_depth, self.max_leaf_nodes, self.criterion, self.random_state = max_depth, max_leaf_nodes, criterion, random_state
+        self.tree_method = tree_method
     def _make_strategy(self): return BrownBoost(self.c)
     def _record(self, s):
         self.remaining_time_ = float(s.s)
@@ -217,10 +219,12 @@ class RobustBoostClassifier(_ClockBoostClassifier):
                  sigma: float = 0.1,               # margin spread σ_f > 0
                  n_estimators: int = 100,          # maximum number of rounds (the paper: 1000)
                  base_learner="stump", max_depth: int | None = 1, max_leaf_nodes: int | None = None,
-                 criterion: str | None = None, random_state=None):
+                 criterion: str | None = None, random_state=None,
+                 tree_method: str = "auto"):  # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.error_goal, self.theta, self.sigma, self.n_estimators = error_goal, theta, sigma, n_estimators
         self.base_learner, self.max_depth, self.max_leaf_nodes = base_learner, max_depth, max_leaf_nodes
         self.criterion, self.random_state = criterion, random_state
+        self.tree_method = tree_method
     def _make_strategy(self): return RobustBoost(self.error_goal, self.theta, self.sigma)
     def _record(self, s):
         self.time_, self.rho_ = float(s.t), float(s.rho)

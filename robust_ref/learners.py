@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from .core import check_features, as_generator, fixed_log, fixed_log1p
-from .tree_builder import RegressionTreeBuilder, Tree, TreeBuilder
+from .tree_builder import RegressionTreeBuilder, Tree, TreeBuilder, check_tree_method, make_tree_builder
 
 # %% auto #0
 __all__ = ['FEATURE_THRESHOLD_SKLEARN', 'TIE_RTOL', 'Rule', 'Stump', 'RealStump', 'ConstantRule', 'half_logit', 'TreeRule',
@@ -319,15 +319,17 @@ class _BoundStumps:
 _TREE_CRITERIA = {"gini": "gini", "entropy": "entropy", "log_loss": "entropy"}
 
 class TreeLearner:
-    "Exact decision trees of the compiled builders (regression trees: grown exactly as scikit-learn's) as the weak learner."
+    """Decision trees of the compiled builders as the weak learner: exact, or binned for large n (`tree_method`);
+    regression trees (`fit_regression`) are always exact, grown as scikit-learn's."""
     def __init__(self, max_depth: int | None = 1,       # tree depth (1 = a stump)
                  max_leaf_nodes: int | None = None,     # cap on leaves (the RMBoost paper uses 11)
                  criterion: str = "gini",               # classification criterion ('gini', 'entropy', 'log_loss')
-                 proba_clip: float = 1e-4):             # shrinkage c of leaf probabilities in `fit_logit`
+                 proba_clip: float = 1e-4,              # shrinkage c of leaf probabilities in `fit_logit`
+                 tree_method: str = "auto"):            # 'exact', 'hist' (binned) or 'auto' (hist above 50,000 rows)
         if criterion not in _TREE_CRITERIA:
             raise ValueError(f"criterion must be one of {sorted(_TREE_CRITERIA)}; got {criterion!r}.")
         self.max_depth, self.max_leaf_nodes, self.criterion = max_depth, max_leaf_nodes, criterion
-        self.proba_clip = _check_proba_clip(proba_clip)
+        self.proba_clip, self.tree_method = _check_proba_clip(proba_clip), check_tree_method(tree_method)
 
     def prepare(self, X, random_state=None) -> "_BoundTrees":
         "Bind to training data `X` (sorted once per feature); each tree gets a seed drawn from `random_state`."
@@ -339,8 +341,8 @@ class TreeLearner:
 class _BoundTrees:
     def __init__(self, learner, X, rng):
         self.learner, self.X, self.rng = learner, X, rng
-        self.builder = TreeBuilder(X, _TREE_CRITERIA[learner.criterion], max_depth=learner.max_depth,
-                                   max_leaf_nodes=learner.max_leaf_nodes)
+        self.builder = make_tree_builder(X, _TREE_CRITERIA[learner.criterion], tree_method=learner.tree_method,
+                                         max_depth=learner.max_depth, max_leaf_nodes=learner.max_leaf_nodes)
         self.regression = None                       # the float32 regression builder, made on first use
     def _seed(self): return int(self.rng.integers(0, 2**31 - 1))
     def _classifier(self, y, w):
@@ -356,11 +358,12 @@ class _BoundTrees:
 # %% ../nbs/04_learners.ipynb #ffebcb94
 def make_weak_learner(base_learner="stump", # 'stump', 'tree', or a learner object with `prepare`
                       max_depth: int | None = 1, max_leaf_nodes: int | None = None,
-                      criterion: str | None = None, proba_clip: float = 1e-4):
+                      criterion: str | None = None, proba_clip: float = 1e-4,
+                      tree_method: str = "auto"):  # 'tree' only: 'exact', 'hist' or 'auto' (see `make_tree_builder`)
     "A weak learner from an estimator's parameters (used by the boosting classifiers)."
     if hasattr(base_learner, "prepare"): return base_learner
     if base_learner == "stump": return StumpLearner(criterion or "error", proba_clip=proba_clip)
     if base_learner == "tree":
-        return TreeLearner(max_depth, max_leaf_nodes, criterion or "gini", proba_clip)
+        return TreeLearner(max_depth, max_leaf_nodes, criterion or "gini", proba_clip, tree_method)
     raise ValueError(f"base_learner must be 'stump', 'tree' or an object with a `prepare(X, random_state)` method; "
                      f"got {base_learner!r}.")

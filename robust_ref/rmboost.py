@@ -280,11 +280,12 @@ def rmboost_full_lp(Phi,        # (n, T) values of all T rules on the n training
 
 # %% ../nbs/10_rmboost.ipynb #604fd1fc
 def rmboost_learner(base_learner,             # 'tree', 'stump', a chapter-04 learner or a scikit-learn classifier
-                    max_leaf_nodes: int = 11): # leaves of the 'tree' learner
+                    max_leaf_nodes: int = 11,  # leaves of the 'tree' learner
+                    tree_method: str = "auto"): # the 'tree' learner's builder: 'exact', 'hist' or 'auto'
     "RMBoost's names for base learners, resolved to what chapter 06a's `pricing_oracle` takes."
     if isinstance(base_learner, str):
         if base_learner == "stump": return StumpLearner(constants=True)
-        if base_learner == "tree": return TreeLearner(max_depth=None, max_leaf_nodes=max_leaf_nodes)
+        if base_learner == "tree": return TreeLearner(max_depth=None, max_leaf_nodes=max_leaf_nodes, tree_method=tree_method)
         raise ValueError(f"base_learner must be 'tree', 'stump' or a scikit-learn classifier; got {base_learner!r}.")
     return base_learner
 
@@ -342,16 +343,17 @@ class RMBoostClassifier(BinaryClassifier):
                  lp_form: str = "dense",  # 'dense': (17) on the dense dual simplex; 'dual': (17) on HiGHS; 'primal': (16) on HiGHS
                  tie: str = "majority",  # label of f(x) = 0: 'majority' training class, 'positive' or 'negative'
                  lp_options: dict | None = None,  # extra HiGHS options, e.g. {'time_limit': 60}
-                 random_state=None):    # seed of the bootstrap resamples and the learners' seeds
+                 random_state=None,     # seed of the bootstrap resamples and the learners' seeds
+                 tree_method: str = "auto"):  # base_learner='tree': 'exact', 'hist' (binned features) or 'auto' (hist above 50,000 rows)
         self.lam, self.n_estimators, self.base_learner, self.max_leaf_nodes = lam, n_estimators, base_learner, max_leaf_nodes
         self.resample, self.mode, self.remove_inactive, self.lp_tol = resample, mode, remove_inactive, lp_tol
         self.dual, self.dual_smoothing = dual, dual_smoothing
         self.lp_warm_start, self.lp_form, self.tie = lp_warm_start, lp_form, tie
-        self.lp_options, self.random_state = lp_options, random_state
+        self.lp_options, self.random_state, self.tree_method = lp_options, random_state, tree_method
 
 
 # %% ../nbs/10_rmboost.ipynb #d1e2f001
-RMBoostClassifier._params_added_later = {"dual": "vertex", "dual_smoothing": 0.8}   # at these values a grid's fingerprint leaves them out
+RMBoostClassifier._params_added_later = {"dual": "vertex", "dual_smoothing": 0.8, "tree_method": "auto"}   # at these values a grid's fingerprint leaves them out
 RMBoostClassifier._parameter_constraints = {
     "lam": [Options({"auto"}), Interval("real", 0, None, closed="neither"), callable],
     "n_estimators": [Interval("int", 1, None, closed="left")],
@@ -368,10 +370,12 @@ RMBoostClassifier._parameter_constraints = {
     "tie": [Options({"majority", "positive", "negative"})],
     "lp_options": [dict, None],
     "random_state": ["random_state"],
+    "tree_method": [Options({"exact", "hist", "auto"})],
 }
 RMBoostClassifier._parameter_inert = {   # HiGHS options reach HiGHS only on the HiGHS masters; leaves only the 'tree' learner
     "lp_options": ("lp_form", {"dual", "primal"}),
     "max_leaf_nodes": ("base_learner", {"tree"}),
+    "tree_method": ("base_learner", {"tree"}),
     "dual_smoothing": ("dual", {"smoothed"}),
 }
 
@@ -459,7 +463,7 @@ def update(self: RMBoostStrategy, k, sol) -> bool:
 @patch
 def _fit(self: RMBoostClassifier, X, y_pm, w):
     lam_of, rng = self._lam_function(len(y_pm)), as_generator(self.random_state)
-    oracle = pricing_oracle(rmboost_learner(self.base_learner, self.max_leaf_nodes), X, random_state=rng,
+    oracle = pricing_oracle(rmboost_learner(self.base_learner, self.max_leaf_nodes, self.tree_method), X, random_state=rng,
                             resample=bool(self.resample))
     master = RMBoostMaster(y_pm, w / w.sum(), lp_warm_start=bool(self.lp_warm_start), lp_tol=float(self.lp_tol),
                            lp_options=self.lp_options, form=self.lp_form)

@@ -14,8 +14,9 @@ from numba import njit, prange
 
 # %% auto #0
 __all__ = ['GINI', 'ENTROPY', 'MISCLASSIFICATION', 'GCE', 'SQRT_GINI', 'NE', 'TWOING', 'CREDAL', 'RANKING', 'TABLE',
-           'CRITERION_CODES', 'Tree', 'presort', 'TreeBuilder', 'PackedTrees', 'pack_trees', 'forest_proba',
-           'forest_apply', 'RegressionTreeBuilder']
+           'CRITERION_CODES', 'TREE_METHODS', 'HIST_AUTO_N', 'Tree', 'presort', 'TreeBuilder', 'PackedTrees',
+           'pack_trees', 'forest_proba', 'forest_apply', 'bin_features', 'BinnedTreeBuilder', 'check_tree_method',
+           'resolve_tree_method', 'make_tree_builder', 'RegressionTreeBuilder']
 
 # %% ../nbs/03b_tree_builder.ipynb #6242e6c1
 # criterion codes of the compiled builder (an impurity W·I(p) of class counts, or a direct gain)
@@ -788,6 +789,338 @@ def forest_apply(X, packed: PackedTrees, n_jobs=None) -> np.ndarray:
     numba.set_num_threads(_threads(n_jobs))
     try: return _forest_apply(X, packed.left, packed.right, packed.feature, packed.threshold, packed.roots, numba.get_num_threads())
     finally: numba.set_num_threads(before)
+
+# %% ../nbs/03b_tree_builder.ipynb #b2d4f44f
+def _bin_edges(x, max_bins: int) -> np.ndarray:
+    "Upper edges of a feature's bins (the last +inf): a bin per distinct value if there are ≤ max_bins, else quantiles."
+    xs = np.sort(x)                                               # exact: all rows, no subsample, no randomness
+    u = xs[np.concatenate(([True], xs[1:] != xs[:-1]))]           # the distinct values, increasing
+    if len(u) <= max_bins: left = np.arange(len(u) - 1)          # a cut after every distinct value but the largest
+    else:
+        q = xs[(np.arange(1, max_bins) * len(xs)) // max_bins - 1]   # the last value of each 1/max_bins of the rows
+        left = np.unique(np.searchsorted(u, q))
+        left = left[left < len(u) - 1]
+    va, vb = u[left], u[left + 1]
+    thr = va / 2 + vb / 2                                         # midpoints, as the exact builder's thresholds
+    bad = (thr == vb) | ~np.isfinite(thr)
+    thr[bad] = va[bad]
+    return np.append(thr, np.inf)
+
+def bin_features(X,                      # (n_samples, n_features) finite float features
+                 max_bins: int = 255,    # at most this many bins per feature (2..255: codes fit uint8)
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Quantise every feature once: (codes (n_features, n_samples) uint8, bin offsets (n_features + 1,), upper edges).
+    Feature f's bin b holds the values in (edges[off[f] + b − 1], edges[off[f] + b]]."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2: raise ValueError(f"X must be 2-D; got shape {X.shape}.")
+    if not np.all(np.isfinite(X)): raise ValueError("X has NaN or infinite values: impute them before binning.")
+    mb = int(max_bins)
+    if not 2 <= mb <= 255: raise ValueError(f"max_bins must be an int in [2, 255] (bin codes are uint8); got {max_bins!r}.")
+    edges = [_bin_edges(X[:, f], mb) for f in range(X.shape[1])]
+    codes = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
+    for f, e in enumerate(edges): codes[f] = np.searchsorted(e, X[:, f], side="left")   # number of edges below x
+    off = np.zeros(X.shape[1] + 1, dtype=np.int64)
+    off[1:] = np.cumsum([len(e) for e in edges])
+    return codes, off, np.concatenate(edges) if edges else np.empty(0)
+
+# %% ../nbs/03b_tree_builder.ipynb #2105f419
+@njit(cache=True, nogil=True)
+def _hist_add(Bt, off, rows, a, b, codes, w, K, H, feats):
+    "Add the rows rows[a:b] to the bins of the features `feats` in H (bins × (K class weights, row count)), in row order."
+    for f in feats:
+        o = off[f]
+        for p in range(a, b):
+            r = rows[p]
+            j = o + Bt[f, r]
+            H[j, codes[r]] += w[r]
+            H[j, K] += 1.0
+
+@njit(cache=True, nogil=True)
+def _hist_clear(Bt, off, rows, a, b, K, H, feats):
+    "Zero the bins of `feats` the rows rows[a:b] fell in (a scratch histogram is cleared in O(rows), not O(bins))."
+    for f in feats:
+        o = off[f]
+        for p in range(a, b):
+            j = o + Bt[f, rows[p]]
+            for k in range(K + 1): H[j, k] = 0.0
+
+@njit(cache=True, nogil=True)
+def _hist_sub(P, S, K):
+    "The sibling's histogram: parent P minus child S (an empty bin is exactly 0, whatever the round-off)."
+    D = np.empty_like(P)
+    for j in range(P.shape[0]):
+        c = P[j, K] - S[j, K]
+        D[j, K] = c
+        for k in range(K): D[j, k] = max(P[j, k] - S[j, k], 0.0) if c > 0 else 0.0
+    return D
+
+# %% ../nbs/03b_tree_builder.ipynb #668df695
+@njit(cache=True, nogil=True)
+def _nonempty_bins(Bt, rows, a, b, f, nz):
+    "The distinct bins of feature f among the rows rows[a:b], increasing, into nz (insertion sort: for a few rows)."
+    c = 0
+    for p in range(a, b):
+        v = np.int64(Bt[f, rows[p]])
+        q = c
+        while q > 0 and nz[q - 1] > v: q -= 1
+        if q > 0 and nz[q - 1] == v: continue
+        for t in range(c, q, -1): nz[t] = nz[t - 1]
+        nz[q] = v; c += 1
+    return c
+
+@njit(cache=True, nogil=True)
+def _hscan(H, o, e, K, code, par, tp, ti, parent, msl, n_node, T, fast, L, R, buf, nz, nnz):
+    "One feature's scan over its bins H[o:e] of the node (or only its non-empty bins nz[:nnz] if nnz ≥ 0): (best gain, its bin, rows going left, NaN seen)."
+    fg, fj, fnl, fnan = -np.inf, 0, 0, False
+    for k in range(K): L[k] = 0.0
+    nl = 0
+    for q in range(nnz if nnz >= 0 else e - o):
+        j = o + (nz[q] if nnz >= 0 else q)
+        c = int(H[j, K])
+        if c == 0: continue                                        # a threshold falls after a non-empty bin only
+        for k in range(K): L[k] += H[j, k]
+        nl += c
+        if nl < msl or n_node - nl < msl: continue
+        if fast: g = parent - _imp2(code, L[0], L[1], par) - _imp2(code, max(T[0] - L[0], 0.0), max(T[1] - L[1], 0.0), par)
+        else:
+            for k in range(K): R[k] = max(T[k] - L[k], 0.0)
+            g = _gain(code, L, R, T, par, parent, tp, ti, buf)
+        if g > fg: fg, fj, fnl = g, j, nl                         # first maximum: the lowest threshold
+        elif g != g: fnan = True
+    return fg, fj, fnl, fnan
+
+@njit(cache=True, nogil=True)
+def _hselect(H, stored, Bt, off, rows, a, b, K, mf, rng, keys, sel):
+    "`_search`'s feature draw: the varying features (two non-empty bins; from H if `stored`, else from the rows), ≤ mf of them."
+    d = off.shape[0] - 1
+    for f in range(d): keys[f] = rng.random()                      # the exact builder's draws, in its order
+    nsel = 0
+    for f in range(d):
+        vary = False
+        if stored:
+            ne = 0
+            for j in range(off[f], off[f + 1]):
+                if H[j, K] > 0:
+                    ne += 1
+                    if ne == 2: break
+            vary = ne == 2
+        else:
+            b0 = Bt[f, rows[a]]
+            for p in range(a + 1, b):
+                if Bt[f, rows[p]] != b0:
+                    vary = True; break
+        if vary: sel[nsel] = f; nsel += 1
+    if mf < d and nsel > mf:
+        idx = np.argsort(keys[sel[:nsel]], kind="mergesort")
+        chosen = sel[:nsel][idx[:mf]].copy()
+        nsel = mf
+        sel[:nsel] = chosen
+    return nsel
+
+@njit(cache=True, nogil=True)
+def _hsearch(H, off, edges, K, code, par, tp, ti, msl, n_node, T, keys, sel, nsel, L, R, buf, Bt, rows, a, nz):
+    "`_search` on a node's histogram and drawn features: (gain, feature, rows going left, threshold, bin); gain −inf if none."
+    parent = 0.0
+    if code < TWOING or code == TABLE: parent = _impurity(code, T, par, tp, ti)
+    fast = K == 2 and code <= NE and code != GCE
+    best_g, best_key, best_nan, best_f, best_j, best_nl = -np.inf, np.inf, True, 0, 0, 0
+    for s in range(nsel):
+        f = sel[s]
+        nnz = -1                                                   # a few rows: scan their own bins, not all
+        if n_node * n_node < 4 * (off[f + 1] - off[f]): nnz = _nonempty_bins(Bt, rows, a, a + n_node, f, nz)
+        fg, fj, fnl, fnan = _hscan(H, off[f], off[f + 1], K, code, par, tp, ti, parent, msl, n_node, T, fast, L, R, buf, nz, nnz)
+        if fnan: fg = -np.inf
+        if (best_nan and not fnan) or (fnan == best_nan and (fg > best_g or (fg == best_g and keys[f] < best_key))):
+            best_g, best_key, best_nan, best_f, best_j, best_nl = fg, keys[f], fnan, f, fj, fnl
+    if nsel == 0 or best_nan or best_g == -np.inf: return -np.inf, 0, 0, 0.0, 0
+    return best_g, best_f, best_nl, edges[best_j], best_j - off[best_f]
+
+# %% ../nbs/03b_tree_builder.ipynb #8e2b07e5
+_SBIN = 8          # binned builder: a ninth integer column, the best split's bin (bins ≤ it go left)
+
+@njit(cache=True, nogil=True)
+def _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, hl, S, keys, sel, L, R, buf, nz):
+    "`_evaluate` of the binned builder: the node's histogram (stored, or built in the scratch S and cleared after)."
+    a, b = ni[i, _START], ni[i, _END]
+    T = nf[i, _T0:_T0 + K]
+    npos = 0
+    for k in range(K):
+        if T[k] > 0: npos += 1
+    if b - a < 2 * msl or npos <= 1 or ni[i, _DEPTH] >= max_depth:
+        hl[i] = hl[i][:0]; return                                  # a leaf: its histogram is not needed
+    stored = hl[i].shape[0] > 0
+    H = hl[i] if stored else S
+    nsel = _hselect(H, stored, Bt, off, rows, a, b, K, mf, rng, keys, sel)
+    if not stored: _hist_add(Bt, off, rows, a, b, codes, w, K, S, sel[:nsel])   # the drawn features only
+    g, f, nl, thr, bj = _hsearch(H, off, edges, K, code, par, tp, ti, msl, b - a, T, keys, sel, nsel, L, R, buf, Bt, rows, a, nz)
+    if not stored: _hist_clear(Bt, off, rows, a, b, K, S, sel[:nsel])
+    if g > _RTOL * _sum(T):
+        nf[i, _SGAIN], ni[i, _SFEAT], ni[i, _SNL], nf[i, _STHR], ni[i, _SBIN] = g, f, nl, thr, bj
+    else: hl[i] = hl[i][:0]
+
+@njit(cache=True, nogil=True)
+def _hsplit(Bt, off, rows, codes, w, K, ni, nf, i, n_nodes, tmp, hl, keep):
+    "Partition node i's rows (stably: row order kept) and create its children with their counts and histograms."
+    a, b, f, bj = ni[i, _START], ni[i, _END], ni[i, _SFEAT], ni[i, _SBIN]
+    ni, nf = _new_node(ni, nf, n_nodes + 1, K)
+    lc, rc = n_nodes, n_nodes + 1
+    ni[i, _LEFT], ni[i, _RIGHT], ni[i, _FEAT] = lc, rc, f
+    nf[i, _THR], nf[i, _GAIN] = nf[i, _STHR], nf[i, _SGAIN]
+    m = ni[i, _SNL]
+    _init_node(ni, nf, lc, a, a + m, ni[i, _DEPTH] + 1, K)
+    _init_node(ni, nf, rc, a + m, b, ni[i, _DEPTH] + 1, K)
+    li, ri = a, 0
+    for p in range(a, b):
+        r = rows[p]
+        if Bt[f, r] <= bj:
+            rows[li] = r; li += 1
+            nf[lc, _T0 + codes[r]] += w[r]
+        else:
+            tmp[ri] = r; ri += 1
+            nf[rc, _T0 + codes[r]] += w[r]
+    for q in range(ri): rows[li + q] = tmp[q]
+    P = hl[i]
+    hl.append(P[:0]); hl.append(P[:0])
+    if P.shape[0] > 0 and max(m, b - a - m) >= keep:              # histogram subtraction: build the smaller child only
+        sm, lg = (lc, rc) if m <= b - a - m else (rc, lc)
+        Hs = np.zeros_like(P)
+        _hist_add(Bt, off, rows, ni[sm, _START], ni[sm, _END], codes, w, K, Hs, np.arange(Bt.shape[0]))
+        hl[lg] = _hist_sub(P, Hs, K)
+        if ni[sm, _END] - ni[sm, _START] >= keep: hl[sm] = Hs
+    hl[i] = P[:0]
+    return ni, nf
+
+# %% ../nbs/03b_tree_builder.ipynb #2a2794f5
+@njit(cache=True, nogil=True)
+def _grow_binned(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, max_leaf_nodes, rng, keep):
+    "`_grow_compiled` on binned features: rows (of positive weight, increasing) partitioned in one array; histograms per node."
+    d, m = Bt.shape[0], rows.shape[0]
+    nb = edges.shape[0]
+    ni = np.zeros((64, 9), dtype=np.int64)
+    nf = np.empty((64, _T0 + K))
+    keys, sel = np.empty(d), np.empty(d, dtype=np.int64)
+    L, R, buf, nz = np.empty(K), np.empty(K), np.empty(K), np.empty(128, dtype=np.int64)
+    tmp, S = np.empty(m, dtype=rows.dtype), np.zeros((nb, K + 1))
+    _init_node(ni, nf, 0, 0, m, 0, K)
+    for p in range(m): nf[0, _T0 + codes[rows[p]]] += w[rows[p]]
+    hl = [S[:0]]
+    if m >= keep:                                                  # nodes of ≥ keep rows keep their histogram
+        H0 = np.zeros((nb, K + 1))
+        _hist_add(Bt, off, rows, 0, m, codes, w, K, H0, np.arange(d))
+        hl[0] = H0
+    n_nodes = 1
+    if max_leaf_nodes < 0:                                       # level by level
+        front = np.zeros(1, dtype=np.int64)
+        while front.shape[0] > 0:
+            nsplit = 0
+            for i in front:
+                _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, hl, S, keys, sel, L, R, buf, nz)
+                if nf[i, _SGAIN] > -np.inf: nsplit += 1
+            nxt = np.empty(2 * nsplit, dtype=np.int64)
+            j = 0
+            for i in front:
+                if nf[i, _SGAIN] > -np.inf:
+                    ni, nf = _hsplit(Bt, off, rows, codes, w, K, ni, nf, i, n_nodes, tmp, hl, keep)
+                    nxt[j], nxt[j + 1] = n_nodes, n_nodes + 1
+                    n_nodes += 2; j += 2
+            front = nxt
+    else:                                                        # best-first, as `_grow_compiled`
+        _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, 0, hl, S, keys, sel, L, R, buf, nz)
+        cand = np.empty(max_leaf_nodes + 1, dtype=np.int64)
+        nc = 0
+        if nf[0, _SGAIN] > -np.inf: cand[0] = 0; nc = 1
+        n_leaves = 1
+        while nc > 0 and n_leaves < max_leaf_nodes:
+            bi = 0
+            for c in range(1, nc):
+                gc, gb = nf[cand[c], _SGAIN], nf[cand[bi], _SGAIN]
+                if gc > gb or (gc == gb and cand[c] < cand[bi]): bi = c
+            i = cand[bi]
+            cand[bi] = cand[nc - 1]; nc -= 1
+            ni, nf = _hsplit(Bt, off, rows, codes, w, K, ni, nf, i, n_nodes, tmp, hl, keep)
+            n_leaves += 1
+            for kid in (n_nodes, n_nodes + 1):
+                _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, kid, hl, S, keys, sel, L, R, buf, nz)
+                if nf[kid, _SGAIN] > -np.inf: cand[nc] = kid; nc += 1
+            n_nodes += 2
+    imp = np.empty(n_nodes)
+    for i in range(n_nodes): imp[i] = _node_impurity(code, nf[i, _T0:_T0 + K], par, tp, ti, buf)
+    return ni[:n_nodes, :8].copy(), nf[:n_nodes].copy(), imp
+
+# %% ../nbs/03b_tree_builder.ipynb #d8d73c5c
+class BinnedTreeBuilder(TreeBuilder):
+    """Compiled histogram tree builder bound to one feature matrix: X is quantised once into ≤ `max_bins` bins per
+    feature (uint8 codes), and every `grow` call grows a tree from per-node class-weight histograms of the bins, with
+    the exact builder's criteria, tie-breaks, random draws and growth orders (`TreeBuilder`'s interface)."""
+
+    def __init__(self, X, criterion: str = "gini", *, param: float = 0.0, table=None, max_depth: int | None = None,
+                 min_samples_leaf: int = 1, max_features: int | None = None, max_leaf_nodes: int | None = None,
+                 max_bins: int = 255,                # at most this many bins per feature (2..255)
+                 keep_rows: int | None = None):      # nodes of ≥ this many rows keep their histogram (None: 4·bins·(K+1)/d)
+        if criterion not in CRITERION_CODES:
+            raise ValueError(f"criterion must be one of {sorted(CRITERION_CODES)}; got {criterion!r}.")
+        self.bins, self.offsets, edges = bin_features(X, max_bins)
+        self.edges, self.n = _ro(edges), self.bins.shape[1]
+        self.code, self.param = CRITERION_CODES[criterion], float(param)
+        if self.code == TABLE and table is None: raise ValueError("criterion='table' needs table=(p_grid, I_values).")
+        self.tp, self.ti = ((_ro(np.ascontiguousarray(table[0], dtype=np.float64)), _ro(np.ascontiguousarray(table[1], dtype=np.float64)))
+                            if table is not None else (_EMPTY, _EMPTY))
+        self.max_depth = 2**62 if max_depth is None else int(max_depth)
+        self.msl = int(min_samples_leaf)
+        self.mf = self.bins.shape[0] if max_features is None else int(max_features)
+        self.max_leaf_nodes = -1 if max_leaf_nodes is None else int(max_leaf_nodes)
+        self.keep_rows = keep_rows
+
+    def grow(self, codes, sample_weight=None, n_classes: int | None = None, random_state=None, param=None,
+             inplace: bool = False) -> Tree:
+        "Grow a tree on class codes with sample weights (rows of weight 0 left out); `inplace` is accepted and ignored."
+        codes = _ro(np.ascontiguousarray(codes, dtype=np.int64))
+        if codes.shape != (self.n,): raise ValueError(f"codes must have shape ({self.n},); got {codes.shape}.")
+        K = int(codes.max()) + 1 if n_classes is None else int(n_classes)
+        w = _ro(np.ones(self.n) if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64))
+        if w.shape != (self.n,): raise ValueError(f"sample_weight must have shape ({self.n},); got {w.shape}.")
+        rows = np.flatnonzero(w > 0).astype(np.int32 if self.n < 2**31 else np.int64)
+        rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+        par = self.param if param is None else float(param)
+        d = self.bins.shape[0]
+        keep = self.keep_rows if self.keep_rows is not None else 4 * len(self.edges) * (K + 1) // max(d, 1)
+        ni, nf, imp = _grow_binned(self.bins, self.offsets, self.edges, rows, codes, w, K, self.code, par, self.tp,
+                                   self.ti, self.msl, min(self.mf, d), self.max_depth, self.max_leaf_nodes, rng, int(keep))
+        return _tree(ni, nf, imp)
+
+    def grow_many(self, codes, sample_weight=None, n_classes: int | None = None, random_state=None, params=()) -> list[Tree]:
+        "One tree per parameter, each grown from the same state of `random_state` (one by one)."
+        rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
+        state = rng.bit_generator.state
+        def fresh():
+            g = np.random.Generator(type(rng.bit_generator)()); g.bit_generator.state = state
+            return g
+        return [self.grow(codes, sample_weight, n_classes, fresh(), param=float(p)) for p in params]
+
+# %% ../nbs/03b_tree_builder.ipynb #1b325bbf
+TREE_METHODS = ("exact", "hist", "auto")
+HIST_AUTO_N = 50_000    # tree_method='auto' bins above this many training rows: above every bundled dataset (magic: 19,020)
+
+def check_tree_method(tree_method) -> str:
+    "The `tree_method` parameter, validated: 'exact', 'hist' or 'auto'."
+    if not isinstance(tree_method, str) or tree_method not in TREE_METHODS:
+        raise ValueError(f"tree_method must be 'exact' (every threshold), 'hist' (binned features) or 'auto' ('hist' "
+                         f"above {HIST_AUTO_N:,} training rows); got {tree_method!r}.")
+    return tree_method
+
+def resolve_tree_method(tree_method, n_samples: int) -> str:
+    "'exact' or 'hist': 'auto' is 'hist' iff n_samples > HIST_AUTO_N."
+    if check_tree_method(tree_method) == "auto": return "hist" if n_samples > HIST_AUTO_N else "exact"
+    return tree_method
+
+def make_tree_builder(X, criterion: str = "gini", *,
+                      tree_method: str = "auto",  # 'exact', 'hist' or 'auto' (hist above HIST_AUTO_N rows)
+                      max_bins: int = 255,        # 'hist' only: bins per feature
+                      **kwargs) -> TreeBuilder:   # the builders' other keyword arguments (param, max_depth, ...)
+    "The builder `tree_method` names for X: a `TreeBuilder`, or a `BinnedTreeBuilder`."
+    X = np.asarray(X, dtype=np.float64)
+    if resolve_tree_method(tree_method, X.shape[0]) == "exact": return TreeBuilder(X, criterion, **kwargs)
+    return BinnedTreeBuilder(X, criterion, max_bins=max_bins, **kwargs)
 
 # %% ../nbs/03b_tree_builder.ipynb #5dcee699
 _FT32 = np.float32(1e-7)          # scikit-learn's FEATURE_THRESHOLD (a float32: values this close count as equal)

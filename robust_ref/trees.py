@@ -18,7 +18,7 @@ from fastcore.basics import patch
 from .core import (Interval, InvalidParameterError, Options, _show, as_generator, check_label_types, check_sample_weight,
                              spawn_seeds, validate_params)
 from .losses import MarginLoss
-from .tree_builder import Tree, TreeBuilder, forest_apply, forest_proba, pack_trees
+from .tree_builder import Tree, TreeBuilder, forest_apply, forest_proba, make_tree_builder, pack_trees
 
 # %% auto #0
 __all__ = ['CRITERIA', 'CRITERION_ALIASES', 'impurity_gini', 'impurity_entropy', 'impurity_misclassification', 'impurity_gce',
@@ -201,17 +201,18 @@ def split_gain(crit: Criterion, L, R, T, **params):
 _all_ = ["Tree"]   # the fitted tree's array form, defined with the builder
 
 def _builder(X, crit: Criterion, params: dict, *, max_depth=None, min_samples_leaf=1, max_features=None,
-             max_leaf_nodes=None) -> TreeBuilder:
-    "The compiled builder of a criterion (a margin loss as its tabulated impurity), bound to X (sorted once)."
+             max_leaf_nodes=None, tree_method="auto") -> TreeBuilder:
+    "The compiled builder of a criterion (a margin loss as its tabulated impurity), bound to X (sorted or binned once)."
     key, table = (("table", (crit.func.p, crit.func.I)) if isinstance(crit.func, MarginLossImpurity) else (crit.name, None))
-    return TreeBuilder(X, key, param=next(iter(params.values()), 0.0), table=table, max_depth=max_depth,
-                       min_samples_leaf=min_samples_leaf, max_features=max_features, max_leaf_nodes=max_leaf_nodes)
+    return make_tree_builder(X, key, tree_method=tree_method, param=next(iter(params.values()), 0.0), table=table,
+                             max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features,
+                             max_leaf_nodes=max_leaf_nodes)
 
 def _grow(X, codes, w, K, crit, params, *, max_depth=None, min_samples_leaf=1, max_features=None,
-          max_leaf_nodes=None, random_state=None) -> Tree:
+          max_leaf_nodes=None, random_state=None, tree_method="auto") -> Tree:
     "Grow one tree on rows with class codes 0..K−1 and weights w (level by level, or best-first with `max_leaf_nodes`)."
     b = _builder(X, crit, params, max_depth=max_depth, min_samples_leaf=min_samples_leaf, max_features=max_features,
-                 max_leaf_nodes=max_leaf_nodes)
+                 max_leaf_nodes=max_leaf_nodes, tree_method=tree_method)
     return b.grow(codes, w, K, as_generator(random_state), inplace=True)
 
 # %% ../nbs/30_robust_trees.ipynb #5968720c
@@ -268,7 +269,8 @@ def _prepare_fit(est, X, y, sample_weight):
                          f"({_show(classes)}); use another criterion, e.g. 'ane' or 'gini'.")
     params = criterion_params(crit, est.lam, est.q, est.s)
     opts = dict(max_depth=est.max_depth, min_samples_leaf=_min_samples_leaf(est.min_samples_leaf, X.shape[0]),
-                max_features=_max_features(est.max_features, X.shape[1]), max_leaf_nodes=est.max_leaf_nodes)
+                max_features=_max_features(est.max_features, X.shape[1]), max_leaf_nodes=est.max_leaf_nodes,
+                tree_method=est.tree_method)
     grid = _check_grid(est.ane_grid) if crit.name == "ane" else None
     val = float(est.ane_val_size) if crit.name == "ane" else None
     return X, classes, codes, w, crit, params, opts, grid, val
@@ -323,6 +325,7 @@ _TREE_CONSTRAINTS = {
     "ane_grid": [tuple, list, np.ndarray],             # its λ values are checked at fit (each in [0, 1])
     "ane_val_size": [Interval("real", 0, 1, closed="neither")],
     "random_state": ["random_state"],
+    "tree_method": [Options({"exact", "hist", "auto"})],   # chapter 03b's `make_tree_builder`
 }
 
 def _resolves_to(*names):
@@ -340,6 +343,12 @@ _TREE_INERT = {"lam": ("criterion", _resolves_to("ne")),   # ANE tunes λ over a
 # %% ../nbs/30_robust_trees.ipynb #13d74eeb
 class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree for K ≥ 2 classes grown with a robust (ANE, NE, CL, ...) or classical split criterion.
+
+    Parameters
+    ----------
+    tree_method : {'auto', 'exact', 'hist'}, default 'auto'
+        'exact': every threshold (`TreeBuilder`); 'hist': features binned once into ≤ 255 bins (`BinnedTreeBuilder`);
+        'auto': 'hist' above 50,000 training rows, else 'exact'. The other parameters are described in the text.
 
     Attributes
     ----------
@@ -364,12 +373,15 @@ class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """
     _parameter_constraints = _TREE_CONSTRAINTS
     _parameter_inert = _TREE_INERT
+    _params_added_later = {"tree_method": "auto"}   # at 'auto' a grid's fingerprint leaves it out (its records predate it)
 
     def __init__(self, criterion="ane", *, lam=0.5, q=0.7, s=1.0, max_depth=None, min_samples_leaf=1,
-                 max_features=None, max_leaf_nodes=None, ane_grid=_ANE_GRID, ane_val_size=0.2, random_state=None):
+                 max_features=None, max_leaf_nodes=None, ane_grid=_ANE_GRID, ane_val_size=0.2, random_state=None,
+                 tree_method="auto"):
         self.criterion, self.lam, self.q, self.s = criterion, lam, q, s
         self.max_depth, self.min_samples_leaf, self.max_features, self.max_leaf_nodes = max_depth, min_samples_leaf, max_features, max_leaf_nodes
         self.ane_grid, self.ane_val_size, self.random_state = ane_grid, ane_val_size, random_state
+        self.tree_method = tree_method
 
     def fit(self, X, y, sample_weight=None):
         "Grow the tree on (X, y) (ANE first tunes λ on a noisy 80/20 split of the rows); returns `self`."
@@ -387,11 +399,13 @@ class RobustTreeClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
         self._set_fitted(classes, crit, params, opts["max_features"], tree)
         return self
 
-    def _set_fitted(self, classes, crit, params, max_features, tree):
-        self.classes_, self.n_classes_ = classes, len(classes)
-        self.criterion_, self.lam_ = crit.name, params.get("lam")
-        self.max_features_, self.tree_ = max_features, tree
-        return self
+# %% ../nbs/30_robust_trees.ipynb #9990ae66
+@patch
+def _set_fitted(self: RobustTreeClassifier, classes, crit, params, max_features, tree):
+    self.classes_, self.n_classes_ = classes, len(classes)
+    self.criterion_, self.lam_ = crit.name, params.get("lam")
+    self.max_features_, self.tree_ = max_features, tree
+    return self
 
 # %% ../nbs/30_robust_trees.ipynb #cc638dfa
 @patch
@@ -456,6 +470,12 @@ def _grow_forest(builder, codes, w, K, lams, seeds, bootstrap, n_jobs, rows):
 class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
     """Random forest of `RobustTreeClassifier`s: bootstrap samples, √d features per node, averaged leaf class proportions.
 
+    Parameters
+    ----------
+    tree_method : {'auto', 'exact', 'hist'}, default 'auto'
+        'exact': every threshold (`TreeBuilder`); 'hist': features binned once into ≤ 255 bins (`BinnedTreeBuilder`);
+        'auto': 'hist' above 50,000 training rows, else 'exact'. The other parameters are described in the text.
+
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -479,39 +499,42 @@ class RobustForestClassifier(_TreeMixin, ClassifierMixin, BaseEstimator):
                               "bootstrap": ["boolean"],
                               "n_jobs": [Interval("int", 1, None, closed="left"), Interval("int", None, -1, closed="right"), None]}
     _parameter_inert = _TREE_INERT
+    _params_added_later = {"tree_method": "auto"}   # at 'auto' a grid's fingerprint leaves it out (its records predate it)
 
     def __init__(self, n_estimators=100, criterion="ane", *, lam=0.5, q=0.7, s=1.0, max_depth=None, min_samples_leaf=1,
                  max_features="sqrt", max_leaf_nodes=None, bootstrap=True, ane_grid=_ANE_GRID, ane_val_size=0.2,
-                 n_jobs=None, random_state=None):
+                 n_jobs=None, random_state=None, tree_method="auto"):
         self.n_estimators, self.criterion, self.lam, self.q, self.s = n_estimators, criterion, lam, q, s
         self.max_depth, self.min_samples_leaf, self.max_features, self.max_leaf_nodes = max_depth, min_samples_leaf, max_features, max_leaf_nodes
         self.bootstrap, self.ane_grid, self.ane_val_size = bootstrap, ane_grid, ane_val_size
-        self.n_jobs, self.random_state = n_jobs, random_state
+        self.n_jobs, self.random_state, self.tree_method = n_jobs, random_state, tree_method
 
-    def fit(self, X, y, sample_weight=None):
-        "Grow `n_estimators` trees (ANE: λ tuned with whole forests on a noisy 80/20 split); returns `self`."
-        X, classes, codes, w, crit, params, opts, grid, val = _prepare_fit(self, X, y, sample_weight)
-        K = len(classes)
-        tune_seed, *seeds = spawn_seeds(self.random_state, self.n_estimators + 1)
-        builder = _builder(X, crit, params, **opts)                    # X sorted once, for every tree and every λ
-        grow = lambda wa, rows, lams: _grow_forest(builder, codes, wa, K, lams, seeds, self.bootstrap, self.n_jobs, rows)
-        self.ane_scores_ = None
-        if grid is not None:
-            def fit_predict(wa, rows, lams, Xb):                      # every λ's forest in one pass per bootstrap
-                return [np.mean([t.value[t.apply(Xb)] for t in forest], axis=0).argmax(axis=1) for forest in grow(wa, rows, lams)]
-            lam, self.ane_scores_ = _tune_lambda(fit_predict, X, codes, w, grid, val, tune_seed)
-            params = {"lam": lam}
-        self.classes_, self.n_classes_ = classes, K
-        self.criterion_, self.lam_ = crit.name, params.get("lam")
-        tree_params = {k: v for k, v in self.get_params().items() if k in RobustTreeClassifier().get_params()}
-        self.estimators_ = []
-        for seed, tree in zip(seeds, grow(w, np.arange(len(w)), [params.get("lam")])[0]):
-            est = RobustTreeClassifier(**{**tree_params, "random_state": seed})
-            est.n_features_in_ = self.n_features_in_
-            if hasattr(self, "feature_names_in_"): est.feature_names_in_ = self.feature_names_in_
-            self.estimators_.append(est._set_fitted(classes, crit, params, opts["max_features"], tree))
-        self._packed_cache = (self.estimators_, len(self.estimators_), pack_trees([e.tree_ for e in self.estimators_]))
-        return self
+# %% ../nbs/30_robust_trees.ipynb #4efc1a42
+@patch
+def fit(self: RobustForestClassifier, X, y, sample_weight=None):
+    "Grow `n_estimators` trees (ANE: λ tuned with whole forests on a noisy 80/20 split); returns `self`."
+    X, classes, codes, w, crit, params, opts, grid, val = _prepare_fit(self, X, y, sample_weight)
+    K = len(classes)
+    tune_seed, *seeds = spawn_seeds(self.random_state, self.n_estimators + 1)
+    builder = _builder(X, crit, params, **opts)                    # X sorted once, for every tree and every λ
+    grow = lambda wa, rows, lams: _grow_forest(builder, codes, wa, K, lams, seeds, self.bootstrap, self.n_jobs, rows)
+    self.ane_scores_ = None
+    if grid is not None:
+        def fit_predict(wa, rows, lams, Xb):                      # every λ's forest in one pass per bootstrap
+            return [np.mean([t.value[t.apply(Xb)] for t in forest], axis=0).argmax(axis=1) for forest in grow(wa, rows, lams)]
+        lam, self.ane_scores_ = _tune_lambda(fit_predict, X, codes, w, grid, val, tune_seed)
+        params = {"lam": lam}
+    self.classes_, self.n_classes_ = classes, K
+    self.criterion_, self.lam_ = crit.name, params.get("lam")
+    tree_params = {k: v for k, v in self.get_params().items() if k in RobustTreeClassifier().get_params()}
+    self.estimators_ = []
+    for seed, tree in zip(seeds, grow(w, np.arange(len(w)), [params.get("lam")])[0]):
+        est = RobustTreeClassifier(**{**tree_params, "random_state": seed})
+        est.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"): est.feature_names_in_ = self.feature_names_in_
+        self.estimators_.append(est._set_fitted(classes, crit, params, opts["max_features"], tree))
+    self._packed_cache = (self.estimators_, len(self.estimators_), pack_trees([e.tree_ for e in self.estimators_]))
+    return self
 
 # %% ../nbs/30_robust_trees.ipynb #961f9182
 @patch
