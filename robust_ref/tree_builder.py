@@ -637,20 +637,24 @@ class TreeBuilder:
                  table=None,                       # ('table' only) (p grid, I(p) values) of a binary impurity
                  max_depth: int | None = None, min_samples_leaf: int = 1, max_features: int | None = None,
                  max_leaf_nodes: int | None = None, order=None):
-        if criterion not in CRITERION_CODES:
-            raise ValueError(f"criterion must be one of {sorted(CRITERION_CODES)}; got {criterion!r}.")
+        self._settings(criterion, param, table, max_depth, min_samples_leaf, max_features, max_leaf_nodes)
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2: raise ValueError(f"X must be 2-D; got shape {X.shape}.")
         self.Xt = _ro(np.ascontiguousarray(X.T))          # feature-major; no copy when X is Fortran-ordered (pandas)
+        self.mf = self.Xt.shape[0] if max_features is None else int(max_features)
+        self.order = presort(self.Xt) if order is None else order   # `order`: presort(X.T), if already computed
+
+    def _settings(self, criterion, param, table, max_depth, min_samples_leaf, max_features, max_leaf_nodes):
+        "The criterion (code, parameter, table) and the growth limits, checked; shared with `BinnedTreeBuilder`."
+        if criterion not in CRITERION_CODES:
+            raise ValueError(f"criterion must be one of {sorted(CRITERION_CODES)}; got {criterion!r}.")
         self.code, self.param = CRITERION_CODES[criterion], float(param)
         if self.code == TABLE and table is None: raise ValueError("criterion='table' needs table=(p_grid, I_values).")
         self.tp, self.ti = ((_ro(np.ascontiguousarray(table[0], dtype=np.float64)), _ro(np.ascontiguousarray(table[1], dtype=np.float64)))
                             if table is not None else (_EMPTY, _EMPTY))
         self.max_depth = 2**62 if max_depth is None else int(max_depth)
         self.msl = int(min_samples_leaf)
-        self.mf = self.Xt.shape[0] if max_features is None else int(max_features)
         self.max_leaf_nodes = -1 if max_leaf_nodes is None else int(max_leaf_nodes)
-        self.order = presort(self.Xt) if order is None else order   # `order`: presort(X.T), if already computed
 
     def grow(self, codes,                  # (n_samples,) class codes 0..K−1
              sample_weight=None,            # weights or integer bootstrap counts; rows of weight 0 are left out
@@ -1057,18 +1061,10 @@ class BinnedTreeBuilder(TreeBuilder):
                  min_samples_leaf: int = 1, max_features: int | None = None, max_leaf_nodes: int | None = None,
                  max_bins: int = 255,                # at most this many bins per feature (2..255)
                  keep_rows: int | None = None):      # nodes of ≥ this many rows keep their histogram (None: 4·bins·(K+1)/d)
-        if criterion not in CRITERION_CODES:
-            raise ValueError(f"criterion must be one of {sorted(CRITERION_CODES)}; got {criterion!r}.")
+        self._settings(criterion, param, table, max_depth, min_samples_leaf, max_features, max_leaf_nodes)
         self.bins, self.offsets, edges = bin_features(X, max_bins)
         self.edges, self.n = _ro(edges), self.bins.shape[1]
-        self.code, self.param = CRITERION_CODES[criterion], float(param)
-        if self.code == TABLE and table is None: raise ValueError("criterion='table' needs table=(p_grid, I_values).")
-        self.tp, self.ti = ((_ro(np.ascontiguousarray(table[0], dtype=np.float64)), _ro(np.ascontiguousarray(table[1], dtype=np.float64)))
-                            if table is not None else (_EMPTY, _EMPTY))
-        self.max_depth = 2**62 if max_depth is None else int(max_depth)
-        self.msl = int(min_samples_leaf)
         self.mf = self.bins.shape[0] if max_features is None else int(max_features)
-        self.max_leaf_nodes = -1 if max_leaf_nodes is None else int(max_leaf_nodes)
         self.keep_rows = keep_rows
 
     def grow(self, codes, sample_weight=None, n_classes: int | None = None, random_state=None, param=None,
