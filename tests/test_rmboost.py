@@ -598,8 +598,9 @@ def working_set_replay(X, y, settings, K):
     return np.array(out, dtype=float), full, ws
 
 
-@pytest.mark.parametrize("name,K", [("diabetes", 200), ("credit", 200)])
-@pytest.mark.parametrize("settings", [{}, PAPER_SETTINGS], ids=["default", "paper"])
+@pytest.mark.parametrize("name,K,settings", [("diabetes", 200, {}), ("diabetes", 200, PAPER_SETTINGS), ("credit", 200, {}),
+                                             ("credit", 200, PAPER_SETTINGS), ("magic", 100, {})],
+                         ids=["diabetes-default", "diabetes-paper", "credit-default", "credit-paper", "magic-default"])
 def test_working_set_master_has_the_full_masters_optimum_every_round(name, K, settings):
     "At the records' sizes the working-set master reaches the full master's R every round, certified on all n points."
     from robust_ref.datasets import load_dataset
