@@ -100,6 +100,7 @@ class RMBoostMasterDense(RMBoostMaster):
 
     def __init__(self, y, q=None, lp_warm_start=True, lp_tol=1e-7, lp_options=None, form=None,
                  working_set="auto"):  # price a working set of samples (chapter 06): True, False, or 'auto' (large n)
+        working_set = bool(working_set) if isinstance(working_set, np.bool_) else working_set
         if not (isinstance(working_set, bool) or working_set == "auto"):
             raise ValueError(f"working_set must be True, False or 'auto'; got {working_set!r}.")
         self.working_set = working_set

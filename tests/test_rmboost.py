@@ -627,6 +627,7 @@ def test_working_set_auto_rule_and_parameter():
         m = RMBoostMaster(y)
         assert m.uses_working_set is on and (m.lp.ws is not None) is on
     assert RMBoostMaster(np.array([1.0, -1.0]), working_set=True).lp.ws is not None
+    assert RMBoostMaster(np.array([1.0, -1.0]), working_set=np.True_).uses_working_set
     with pytest.raises(ValueError, match="working_set must be"): RMBoostMaster(np.array([1.0, -1.0]), working_set="yes")
     X, y = make_stump_data(60, random_state=0)
     with pytest.raises(ValueError, match="lp_working_set"): RMBoostClassifier(lp_working_set="yes").fit(X, y)
