@@ -401,15 +401,18 @@ def optimality_certificate(c, A, row_lower, row_upper, col_lower, col_upper,  # 
 # %% ../nbs/06_lp.ipynb #535e17d4
 class _RowBuffer:
     """Rows of width `n` appended one round at a time: a buffer grown by doubling, so a round copies no old rows. Held
-    in float32 while every value is exactly a float32 (±1 rules are): half the memory for the passes that read it, and
-    the same products, since each value is widened to float64 unchanged before it is multiplied."""
-    def __init__(self, n: int): self.buf, self.size = np.empty((16, n), np.float32), 0
+    in the narrowest of int8, float32, float64 that holds every value exactly: int8 while every value is −1, 0 or 1
+    (±1 rules: one byte per entry), float32 while every value is a float32. The products are the same, since each value
+    is widened to float64 unchanged before it is multiplied."""
+    def __init__(self, n: int): self.buf, self.size = np.empty((16, n), np.int8), 0
 
     @property
     def rows(self) -> np.ndarray: return self.buf[:self.size]   # C-contiguous view
 
     def append(self, R):   # (k, n)
         R = np.asarray(R, dtype=np.float64)
+        if self.buf.dtype == np.int8 and not np.all((np.abs(R) == 1) | ((R == 0) & ~np.signbit(R))):   # −0.0 stays float
+            self.buf = self.buf.astype(np.float32)
         if self.buf.dtype == np.float32 and not np.array_equal(R.astype(np.float32), R): self.buf = self.buf.astype(np.float64)
         k = R.shape[0]
         while self.size + k > self.buf.shape[0]: self.buf = np.concatenate([self.buf, np.empty_like(self.buf)])
@@ -555,6 +558,7 @@ class DenseDualSimplex:
             raise ValueError(f"perturb must be a number in [0, 1e-2) (0 turns it off; 1e-7 is a good size); got {perturb!r}.")
         self.n, self.mirror, self.perturb = int(n), bool(mirror), float(perturb)
         self.restarts = 0   # perturbed solves whose cleanup could not flip a bound and restarted from the slack basis
+        self.ws = None      # the working set of samples when on (`use_working_set`); None: every column is priced
         N = 2 * self.n if self.mirror else self.n
         self.cost = _float_vector(cost, N, "cost")
         lo, hi = _check_bounds(lb, ub, N, "column")
@@ -673,6 +677,7 @@ def _recompute(self: DenseDualSimplex):
 @patch
 def solve(self: DenseDualSimplex):
     "Run the dual simplex from the current basis; returns `(x, row_duals, objective c·x, pivots)`."
+    if self.ws is not None: return self._solve_working_set()   # opt-in: see "A working set of samples" below
     if self._stale: self._refactor()
     cap = self.max_iter if self.max_iter is not None else 50 * (self.N + self.n_rows)
     pivots, perturbed = 0, self.perturb > 0
@@ -730,3 +735,117 @@ def _flip_dual_infeasible(self: DenseDualSimplex) -> bool:
     self.at_upper = np.where(bad, ~self.at_upper, self.at_upper)
     self._recompute()
     return True
+
+# %% ../nbs/06_lp.ipynb #ws000002
+@njit(cache=True, error_model="numpy")
+def _leaving_row(BT, basic, lb, hb, zB, tol):
+    "The row `_dual_simplex_pivots` would choose to leave (its weights, sums and tie rule), or −1 if every row is feasible."
+    t = BT.shape[0]
+    r, best = -1, -1.0
+    for i in range(t):
+        infeas = max(lb[basic[i]] - zB[i], zB[i] - hb[basic[i]])
+        if infeas > tol:
+            w = 0.0
+            for k in range(t): w += BT[k, i] * BT[k, i]
+            score = infeas * infeas / w
+            if score > best: r, best = i, score
+    return r
+
+# %% ../nbs/06_lp.ipynb #ws000003
+DenseDualSimplex.ws_add = 256   # with a working set W (sorted sample indices, `ws`): at most this many join W per full pass
+DenseDualSimplex.ws_passes = 0  # full passes over all n samples (one product with V each)
+
+@patch
+def use_working_set(self: DenseDualSimplex,
+                    add: int = 256):   # samples a full pass may add to W
+    "Price and ratio-test only the samples in a working set W; a full pass over all n grows W until none is violated."
+    if not self.mirror or self.perturb > 0 or np.any(self.cost < 0):
+        raise ValueError("the working set needs mirrored columns (RMBoost's α, β), costs ≥ 0 and perturb = 0.")
+    if isinstance(add, bool) or not isinstance(add, numbers.Integral) or add < 1:
+        raise ValueError(f"add must be a positive integer; got {add!r}.")
+    live = self.is_basic[:self.N] | self.at_upper[:self.N]   # W holds every sample with a column off its lower bound
+    self.ws, self.ws_add = np.unique(np.flatnonzero(live) % self.n), int(add)
+    return self
+
+@patch
+def _ws_pivots(self: DenseDualSimplex, budget: int):
+    "The compiled pivots on the LP restricted to W's columns (and every slack); the others stay at their lower bound."
+    W, n, N, t = self.ws, self.n, self.N, self.n_rows
+    var = np.r_[W, W + n, N + np.arange(t)]                 # restricted variable → variable of the whole LP
+    pos = np.full(N + t, -1); pos[var] = np.arange(var.size)
+    basic = pos[self.basic]
+    if np.any(basic < 0): raise LPSolveError("working set", "a basic column lies outside the working set")
+    is_basic, at_upper, d = self.is_basic[var], self.at_upper[var], self.d[var]
+    done, status = _dual_simplex_pivots(np.ascontiguousarray(self._Vt[:, W]), 2 * W.size, self.Binv.T, basic, is_basic,
+                                        at_upper, self.lb[var], self.hb[var], self.zB, d, self.tol, budget)
+    self.basic = var[basic]
+    self.is_basic[var], self.at_upper[var], self.d[var] = is_basic, at_upper, d
+    return done, status
+
+@patch
+def _ws_reduced_costs(self: DenseDualSimplex) -> np.ndarray:
+    "Every column's reduced cost from scratch: one product of the row duals with all n samples (fixed order)."
+    g = rows_combine(self._row_duals(), self._Vt)
+    return np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g]
+
+@patch
+def _ws_take(self: DenseDualSimplex, idx, score) -> np.ndarray:
+    "The deterministic rule: the highest scores first, ties to the lower index, at most `ws_add` of them."
+    return idx[np.lexsort((idx, -score))[:self.ws_add]]
+
+# %% ../nbs/06_lp.ipynb #ws000004
+@patch
+def _ws_add_violated(self: DenseDualSimplex) -> bool:
+    """Full pass: samples outside W whose α or β has a reduced cost below −tol (|f(x_i)| > ½ + tol in RMBoost's (16))
+    join W, the most violated first, each at the upper bound of its violating column (dual feasible again)."""
+    self.ws_passes += 1
+    d, n = self._ws_reduced_costs(), self.n
+    out = np.ones(n, bool); out[self.ws] = False
+    viol = np.maximum(-d[:n], -d[n:])
+    cand = np.flatnonzero(out & (viol > self.tol))
+    if cand.size == 0: return False
+    new = self._ws_take(cand, viol[cand])
+    self.at_upper[new], self.at_upper[new + n] = d[new] < -self.tol, d[new + n] < -self.tol
+    self.ws = np.union1d(self.ws, new)
+    self._recompute()   # the flipped columns move the basic values; the reduced costs are refreshed with them
+    return True
+
+@patch
+def _ws_add_entering(self: DenseDualSimplex) -> bool:
+    """W has no column to repair the leaving row: the samples outside W whose α or β could enter for that row join W,
+    the smallest ratio (reduced cost / pivot entry) first."""
+    r = _leaving_row(self.Binv.T, self.basic, self.lb, self.hb, self.zB, self.tol)
+    if r < 0: return False
+    self.ws_passes += 1
+    s = -1.0 if self.lb[self.basic[r]] - self.zB[r] > 0 else 1.0
+    g = rows_combine(np.ascontiguousarray(self.Binv[r]), self._Vt)   # the pivot row B⁻¹_r· V on all n samples
+    a, d, n = np.r_[s * g, -s * g], self._ws_reduced_costs(), self.n
+    out = np.ones(2 * n, bool); out[self.ws] = False; out[self.ws + n] = False
+    elig = np.flatnonzero(out & (a > self.tol))           # outside W every column sits at its lower bound
+    if elig.size == 0: return False
+    new = np.unique(self._ws_take(elig, -(d[elig] / a[elig])) % n)
+    self.d[new], self.d[new + n] = d[new], d[new + n]
+    self.ws = np.union1d(self.ws, new)
+    return True
+
+@patch
+def _solve_working_set(self: DenseDualSimplex):
+    "`solve` with a working set: pivots on W; at W's optimum a full pass either finds no violated sample or grows W."
+    if self._stale: self._refactor()
+    cap = self.max_iter if self.max_iter is not None else 50 * (self.N + self.n_rows)
+    pivots = 0
+    while True:
+        budget = min(self.refactor_every - self._since_refactor, cap - pivots)
+        done, status = self._ws_pivots(budget)
+        pivots += done; self._since_refactor += done
+        if status == _NO_ENTERING:
+            if self._ws_add_violated() or self._ws_add_entering(): continue
+            raise LPSolveError("infeasible", "no entering column: the LP has no feasible point")
+        if self._since_refactor >= self.refactor_every:
+            self._refactor(); continue
+        if status == _OPTIMAL:
+            if self._ws_add_violated(): continue
+            break
+        raise LPSolveError("iteration limit", f"the dense dual simplex made {cap} pivots")
+    x = self._values()[:self.N]
+    return x, self._row_duals(), fixed_dot(self.cost, x), pivots

@@ -580,3 +580,70 @@ def test_defaults_are_the_measured_options_and_paper_settings_give_the_papers_al
     assert np.array_equal(a.decision_function(X), b.decision_function(X))
     c = RMBoostClassifier(n_estimators=10, random_state=0).fit(X, y)
     assert np.all(np.diff(c.risk_path_) <= 1e-12)   # the same monotone, certified R path
+
+
+def working_set_replay(X, y, settings, K):
+    """Fit RMBoost (the full master), then feed its rules one round at a time to a full and a working-set master;
+    per round: |R_full − R_ws|, whether the working-set solution certifies on all n points, and its repairs + fallbacks."""
+    clf = RMBoostClassifier(n_estimators=K, random_state=0, lp_working_set=False, **settings).fit(X, y)
+    y_pm = np.where(np.asarray(y) == clf.classes_[1], 1.0, -1.0)
+    H = clf._rule_values(np.asarray(X, dtype=float))
+    full, ws = (RMBoostMaster(y_pm, working_set=w) for w in (False, True))
+    assert ws.lp.ws is not None and full.lp.ws is None
+    out = []
+    for j in range(H.shape[1]):
+        for m in (full, ws): m.add_rules(H[:, [j]], clf.lam_[j])
+        a, b = full.solve(), ws.solve()
+        out.append((abs(a.risk - b.risk), ws.certify(b), ws.repairs + ws.fallbacks))
+    return np.array(out, dtype=float), full, ws
+
+
+@pytest.mark.parametrize("name,K,settings", [("diabetes", 200, {}), ("diabetes", 200, PAPER_SETTINGS), ("credit", 200, {}),
+                                             ("credit", 200, PAPER_SETTINGS), ("magic", 100, {})],
+                         ids=["diabetes-default", "diabetes-paper", "credit-default", "credit-paper", "magic-default"])
+def test_working_set_master_has_the_full_masters_optimum_every_round(name, K, settings):
+    "At the records' sizes the working-set master reaches the full master's R every round, certified on all n points."
+    from robust_ref.datasets import load_dataset
+    X, y = load_dataset(name, missing="impute", return_X_y=True)
+    res, full, ws = working_set_replay(X, y, settings, K)
+    assert res[:, 0].max() <= 1e-7 and res[:, 1].all() and res[:, 2].max() == 0
+    assert ws.lp.ws.size < ws.n                                 # it priced fewer samples than all n
+    assert ws.lp._Vt.dtype == np.int8 and ws._rules.rows.dtype == np.int8   # ±1 rules: one byte per entry
+
+
+def test_working_set_without_the_full_pass_is_caught(monkeypatch):
+    "A planted bug — the final pass over all n skipped — leaves violated samples: the replay check sees it."
+    from robust_ref.datasets import load_dataset
+    X, y = load_dataset("diabetes", missing="impute", return_X_y=True)
+    monkeypatch.setattr(DenseDualSimplex, "_ws_add_violated", lambda self: False)
+    res, full, ws = working_set_replay(X, y, {}, 30)
+    assert res[:, 2].max() > 0   # solves whose certificate failed on all n points: repaired or sent to HiGHS (counted)
+
+
+def test_working_set_auto_rule_and_parameter():
+    "'auto' turns the working set on above 50,000 training points only; the parameter is checked."
+    for n, on in ((50_000, False), (50_001, True)):
+        y = np.where(np.arange(n) % 3 == 0, 1.0, -1.0)
+        m = RMBoostMaster(y)
+        assert m.uses_working_set is on and (m.lp.ws is not None) is on
+    assert RMBoostMaster(np.array([1.0, -1.0]), working_set=True).lp.ws is not None
+    assert RMBoostMaster(np.array([1.0, -1.0]), working_set=np.True_).uses_working_set
+    with pytest.raises(ValueError, match="working_set must be"): RMBoostMaster(np.array([1.0, -1.0]), working_set="yes")
+    X, y = make_stump_data(60, random_state=0)
+    with pytest.raises(ValueError, match="lp_working_set"): RMBoostClassifier(lp_working_set="yes").fit(X, y)
+    with pytest.raises(ValueError, match="mirrored"): DenseDualSimplex(3, mirror=False).use_working_set()
+
+
+def test_int8_rule_storage_gives_the_same_bits_as_float32():
+    "±1 rows held as int8 (one byte) and as float32 give bit-identical pivots, duals and objective."
+    rng = np.random.default_rng(3)
+    n, t = 500, 25
+    y = np.where(rng.random(n) < 0.6, 1.0, -1.0)
+    V = y[:, None] * np.where(rng.random((n, t)) < 0.3, -1.0, 1.0)
+    tau = V.T @ y / n
+    a, b = DenseDualSimplex(n), DenseDualSimplex(n)
+    b._rows.buf = b._rows.buf.astype(np.float32)
+    for lp in (a, b): lp.add_rows(V, tau - 0.02, tau + 0.02)
+    assert a._Vt.dtype == np.int8 and b._Vt.dtype == np.float32
+    (xa, ma, oa, pa), (xb, mb, ob, pb) = a.solve(), b.solve()
+    assert xa.tobytes() == xb.tobytes() and ma.tobytes() == mb.tobytes() and oa == ob and pa == pb and pa > 0
