@@ -15,9 +15,11 @@ Three parts (--parts, default all):
 * same -- at the records' sizes (diabetes, credit, magic; K = --check-rounds), the rules of a full-master fit are fed
   one round at a time to a full and a working-set master: the largest |R_full − R_ws| over the rounds, certificates
   failed, the final |W| / n and the full passes.
-* speed -- RMBoost fits (--settings: the defaults or PAPER_SETTINGS; K = --rounds) on --n HIGGS-like rows with the full master (old) and the working-set
-  master (new), in one run, each in a fresh child process (peak memory from getrusage): fit, LP and learner seconds,
-  pivots and the ratios old / new. Timings are printed, never asserted.
+* speed -- RMBoost fits (--settings: the defaults or PAPER_SETTINGS; K = --rounds) on --n HIGGS-like rows, in one run,
+  each in a fresh one-thread child process (peak memory from getrusage): --modes old (the full master, the exact tree
+  builder), new (the working-set master, exact trees), auto (the estimator's defaults: both options 'auto'), histgb
+  (scikit-learn's HistGradientBoostingClassifier(max_iter=K), the reference point). Fit CPU and wall seconds, LP and
+  learner seconds, pivots, and the ratios old / new, old / auto and each / histgb. Timings are printed, never asserted.
 """
 import argparse
 import json
@@ -102,18 +104,32 @@ def same_optimum(K):
     return pd.DataFrame(rows)
 
 
-def child(n, K, working_set, settings):
+MODES = {   # what each speed mode fits: RMBoost's master and tree builder, or the reference point
+    "old": dict(lp_working_set=False, tree_method="exact"),   # the full master and the exact builder (before both options)
+    "new": dict(lp_working_set=True, tree_method="exact"),    # the working-set master alone
+    "auto": {},                                              # the estimator's defaults: both 'auto' (on above 50,000 rows)
+    "histgb": None,                                          # scikit-learn's HistGradientBoostingClassifier(max_iter=K)
+}
+
+
+def child(n, K, mode, settings):
     X, y = higgs_like(n)
     kw = PAPER_SETTINGS if settings == "paper" else {}
-    RMBoostClassifier(n_estimators=3, lp_working_set=working_set, **kw).fit(X[:2000], y[:2000])   # numba's cache: not timed
+    if MODES[mode] is None:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+        make = lambda k: HistGradientBoostingClassifier(max_iter=k, early_stopping=False, random_state=0)
+    else:
+        make = lambda k: RMBoostClassifier(n_estimators=k, random_state=0, **MODES[mode], **kw)
+    make(3).fit(X[:2000], y[:2000])   # numba's cache: not timed
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    clf = RMBoostClassifier(n_estimators=K, random_state=0, lp_working_set=working_set, **kw).fit(X, y)
-    fit = time.perf_counter() - t0
+    t0, c0 = time.perf_counter(), time.process_time()
+    clf = make(K).fit(X, y)
+    fit, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps(dict(n=n, K=K, settings=settings, master="new" if working_set else "old", fit_s=fit, lp_s=clf.lp_seconds_,
-                          learner_s=clf.learner_seconds_, pivots=int(clf.lp_iterations_), R=clf.minimax_risk_,
-                          fallbacks=int(clf.lp_fallbacks_), data_mb=X.nbytes / 2**20,
+    print(json.dumps(dict(n=n, K=K, settings=settings, master=mode, fit_s=fit, fit_cpu_s=cpu,
+                          lp_s=getattr(clf, "lp_seconds_", float("nan")), learner_s=getattr(clf, "learner_seconds_", float("nan")),
+                          pivots=int(getattr(clf, "lp_iterations_", 0)), R=getattr(clf, "minimax_risk_", float("nan")),
+                          fallbacks=int(getattr(clf, "lp_fallbacks_", 0)), data_mb=X.nbytes / 2**20,
                           peak_mb_above_data=max(peak - base, 0) / 1024)))
 
 
@@ -127,8 +143,11 @@ def speed(n, K, modes, settings):
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
     df = pd.DataFrame(rows).set_index("master")
-    if {"old", "new"} <= set(df.index):
-        print(f"old / new: fit {df.fit_s['old'] / df.fit_s['new']:.1f}x, LP {df.lp_s['old'] / df.lp_s['new']:.1f}x")
+    for a, b in (("old", "new"), ("old", "auto")):
+        if {a, b} <= set(df.index):
+            print(f"{a} / {b}: fit CPU {df.fit_cpu_s[a] / df.fit_cpu_s[b]:.1f}x, LP {df.lp_s[a] / df.lp_s[b]:.1f}x")
+    for m in df.index.drop("histgb", errors="ignore"):
+        if "histgb" in df.index: print(f"{m} / HistGradientBoosting(max_iter={K}): fit CPU {df.fit_cpu_s[m] / df.fit_cpu_s['histgb']:.1f}x")
     return df
 
 
@@ -138,13 +157,13 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=100)
     ap.add_argument("--check-rounds", type=int, default=200)
-    ap.add_argument("--modes", nargs="+", default=["old", "new"], choices=["old", "new"])
+    ap.add_argument("--modes", nargs="+", default=["old", "new", "auto", "histgb"], choices=list(MODES))
     ap.add_argument("--csv", type=Path, default=None)
     ap.add_argument("--settings", default="default", choices=["default", "paper"])   # speed: the estimator's defaults or PAPER_SETTINGS
     ap.add_argument("--child", nargs=4, default=None)
     a = ap.parse_args(argv)
     if a.child:
-        return child(int(a.child[0]), int(a.child[1]), a.child[2] == "new", a.child[3])
+        return child(int(a.child[0]), int(a.child[1]), a.child[2], a.child[3])
     pd.set_option("display.width", 200)
     load = os.getloadavg()[0]
     if "active" in a.parts:
