@@ -3,7 +3,7 @@ again with the cache that `robust-ref warm-up` (run by `make venv` at install) l
 
 Usage (from the repository root):
 
-    .venv/bin/python benchmarks/bench_coldstart.py                       # the nine estimators below, on diabetes
+    .venv/bin/python benchmarks/bench_coldstart.py                       # every estimator below, on diabetes
     .venv/bin/python benchmarks/bench_coldstart.py --estimators rmboost robust_tree
     .venv/bin/python benchmarks/bench_coldstart.py --csv benchmarks/measured   # also write coldstart.csv there
 
@@ -45,6 +45,12 @@ ESTIMATORS = {
     "rmboost": ("robust_ref.rmboost", "RMBoostClassifier", {}),
     "lpboost": ("robust_ref.lp", "LPBoostClassifier", {}),
     "mean_classifier": ("robust_ref.mean_classifier", "MeanClassifier", {}),
+    # the same estimators on their other compiled paths: boosting with trees, RMBoost with the paper's settings
+    "adaboost_tree": ("robust_ref.baselines", "AdaBoostClassifier", {"base_learner": "tree", "max_depth": 3}),
+    "logitboost_tree": ("robust_ref.baselines", "LogitBoostClassifier", {"base_learner": "tree", "max_depth": 3}),
+    "arb_gamma_tree": ("robust_ref.archboost", "ARBGamma", {"base_learner": "tree", "max_depth": 3}),
+    "adaboost_alpha_tree": ("robust_ref.alpha_loss", "AdaBoostAlpha", {"base_learner": "tree", "max_depth": 3}),
+    "rmboost_paper": ("robust_ref.rmboost", "RMBoostClassifier", {"resample": True, "dual": "vertex"}),
 }
 GOAL_S = 5.0
 
@@ -104,7 +110,7 @@ def main(argv=None):
         for name in a.estimators:                                         # (1) empty cache, one per estimator
             r = run_child(name, tempfile.mkdtemp(dir=tmp))
             rows.append({**r, "cache": "empty"})
-            print(f"empty cache   {name:<16} wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  second fit CPU "
+            print(f"empty cache   {name:<20} wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  second fit CPU "
                   f"{r['second_cpu_s']:6.2f} s  {r['status']}", flush=True)
         warm = tempfile.mkdtemp(dir=tmp)
         warm_s = warm_up(warm)                                            # (2) after warm-up, a copy of its cache each
@@ -114,7 +120,7 @@ def main(argv=None):
             shutil.copytree(warm, cache)
             r = run_child(name, str(cache))
             rows.append({**r, "cache": "after warm-up"})
-            print(f"after warm-up {name:<16} wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  second fit CPU "
+            print(f"after warm-up {name:<20} wall {r['wall_s']:7.1f} s  CPU {r['cpu_s']:7.1f} s  second fit CPU "
                   f"{r['second_cpu_s']:6.2f} s  {r['status']}", flush=True)
     df = pd.DataFrame(rows)
     table = df.pivot(index="estimator", columns="cache", values=["wall_s", "cpu_s", "second_cpu_s"])
