@@ -190,11 +190,13 @@ def check_slope(df: pd.DataFrame, method: str, bound: float, between=(10_000, 10
     "Assert that `method`'s slope over `between` (both ends measured) is at most `bound`; returns the slope."
     g = _between(df[(df.method == method) & (df.status == "ok")], between)
     if not {int(between[0]), int(between[1])} <= set(g.n.astype(int)):
-        raise AssertionError(f"{method}: the run has no finished fit at both ends of n = {between[0]:,}…{between[1]:,} "
+        lo, hi = int(between[0]), int(between[1])
+        raise AssertionError(f"{method}: the run has no finished fit at both ends of n = {lo:,}…{hi:,} "
                              f"(finished: {sorted(g.n.astype(int))}); no slope to check.")
     b = fit_slope(g.n, g[value])
     if not b <= bound:
-        raise AssertionError(f"{method}: {value} grows like n^{b:.2f} between n = {between[0]:,} and {between[1]:,}, "
+        raise AssertionError(f"{method}: {value} grows like n^{b:.2f} between n = {int(between[0]):,} and "
+                             f"{int(between[1]):,}, "
                              f"faster than the bound n^{bound:g}.")
     return b
 
@@ -217,7 +219,8 @@ def plot_scaling(df: pd.DataFrame,        # rows of `scaling_run`
                 label=m if math.isnan(b) else f"{m} ({b:.2f})")
     ax.set(xscale="log", yscale="log", xlabel="training rows n", ylabel=ylabel)
     if title: ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, ncol=2, frameon=False, title="method (slope)", title_fontsize=7)
+    ax.legend(fontsize=7, frameon=False, title="method (slope)", title_fontsize=7, loc="center left",
+              bbox_to_anchor=(1.01, 0.5))
     return ax
 
 def scaling_table(df: pd.DataFrame, value: str = "cpu_s") -> pd.DataFrame:
