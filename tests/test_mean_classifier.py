@@ -516,3 +516,44 @@ def test_the_normalised_linear_mean_classifier_survives_a_tiny_scale():
     assert tiny.mean_norm() > 0
     np.testing.assert_array_equal(tiny.predict(X * 1e-300), ref.predict(X))
     np.testing.assert_allclose(tiny.decision_function(X * 1e-300) * 1e300, ref.decision_function(X), rtol=1e-9)
+
+
+# --- memory: no path allocates an n × n or m × n array; a whole kernel block larger than the memory is refused ---
+
+def test_a_kernel_block_larger_than_the_memory_is_refused(monkeypatch):
+    "With the available memory patched to 40 MB, K(X, X) on 2,500 rows (50 MB) raises MemoryError naming the fix."
+    import robust_ref.mean_classifier as mc
+    monkeypatch.setattr(mc, "_available_bytes", lambda: 40 * 2**20)
+    X, y = _data(n=2500, d=2)
+    for kern in ("gaussian", "linear", "polynomial"):
+        with pytest.raises(MemoryError, match=r"2,500 × 2,500 float64 array .*row blocks"):
+            make_kernel(kern)(X, X)
+    with pytest.raises(MemoryError, match="gram=None"):
+        kernel_herding(X, "gaussian", gram=make_kernel("gaussian")(X), max_iter=2)
+
+
+def test_normal_requests_work_under_the_same_small_memory(monkeypatch):
+    "The same 40 MB: fit, predict, ‖ω‖ and herding on 2,500 rows go through in blocks and match the unpatched run."
+    import robust_ref.mean_classifier as mc
+    X, y = _data(n=2500, d=2)
+    want = MeanClassifier(normalize=True).fit(X, y).decision_function(X[:500])
+    monkeypatch.setattr(mc, "_available_bytes", lambda: 40 * 2**20)
+    got = MeanClassifier(normalize=True).fit(X, y).decision_function(X[:500])
+    np.testing.assert_array_equal(got, want)
+    assert make_kernel("gaussian")(X[:100], X).shape == (100, 2500)            # a block below the limit is computed
+    assert kernel_herding(X, "gaussian", eps=0.05, max_iter=20).size >= 1
+
+
+def test_the_hinge_population_lp_is_sparse():
+    "population_minimizer's hinge LP on 3,000 atoms holds no dense 2M × (d + 2M) matrix (it would be ≥ 288 MB)."
+    import tracemalloc
+    rng = np.random.default_rng(0)
+    A, a, b = rng.standard_normal((3000, 3)), rng.random(3000), rng.random(3000)
+    a, b = a / (a + b).sum(), b / (a + b).sum()
+    tracemalloc.start()
+    try:
+        w = population_minimizer(A, a, b, "hinge")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2**20 and w.shape == (3,) and np.all(np.isfinite(w))
