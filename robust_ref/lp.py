@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -28,10 +28,10 @@ _all_ = ['LPSolveError', 'LPResult', 'MasterLP', 'optimality_certificate', 'Dens
 
 # %% auto #0
 __all__ = ['MasterSolution', 'CertifiedMaster', 'LPBoostMaster', 'ClassifierRule', 'pricing_oracle', 'fit_rule',
-           'ColumnGenerationTrace', 'ColumnGenerationStrategy', 'ColumnGeneration', 'LPBoostStrategy',
-           'DegenerateMarginWarning', 'LPBoostClassifier', 'trace_view', 'LPSolveError', 'LPResult', 'MasterLP',
-           'optimality_certificate', 'DenseDualSimplex', 'fixed_dot', 'rows_dot', 'rows_combine', 'fixed_inverse',
-           'fixed_matvec']
+           'CompactSampleVector', 'compacted', 'ColumnGenerationTrace', 'ColumnGenerationStrategy', 'ColumnGeneration',
+           'LPBoostStrategy', 'DegenerateMarginWarning', 'LPBoostClassifier', 'trace_view', 'LPSolveError', 'LPResult',
+           'MasterLP', 'optimality_certificate', 'DenseDualSimplex', 'fixed_dot', 'rows_dot', 'rows_combine',
+           'fixed_inverse', 'fixed_matvec']
 
 # %% ../nbs/06a_column_generation.ipynb #ms1a1b2c
 @dataclass(frozen=True)
@@ -277,6 +277,36 @@ def fit_rule(oracle,          # result of `pricing_oracle`
     rule = oracle.fit_sign(np.where(s >= 0, 1.0, -1.0), np.abs(s))
     return rule, check_rule_values(rule(X), "the base learner's rule")
 
+# %% ../nbs/06a_column_generation.ipynb #c0a5e1d2
+class CompactSampleVector:
+    "A per-sample vector kept as its entries that are not +0.0; `np.asarray(v)` returns the dense vector bit for bit."
+    __slots__ = ("idx", "values", "n")
+
+    def __init__(self, v):
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        self.idx = np.flatnonzero(v.view(np.int64) != 0)    # by bits: −0.0 and NaN are kept too
+        self.values, self.n = v[self.idx], v.shape[0]
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.zeros(self.n); out[self.idx] = self.values
+        return out if dtype is None else out.astype(dtype)
+
+    def __len__(self) -> int: return self.n
+    shape = property(lambda self: (self.n,))
+    def __getitem__(self, key): return np.asarray(self)[key]
+    def __repr__(self): return f"CompactSampleVector({self.idx.size} of {self.n} entries nonzero)"
+
+def _compact(v):
+    "v compact when at most a quarter of its entries are nonzero (a vertex's duals), else as it is."
+    if not isinstance(v, np.ndarray) or v.ndim != 1: return v
+    c = CompactSampleVector(v)
+    return c if 4 * c.idx.size <= c.n else v
+
+def compacted(sol: MasterSolution) -> MasterSolution:
+    "The same solution with its per-sample arrays (`dual`, LPBoost's `xi`) compact where they are sparse."
+    return replace(sol, dual=_compact(sol.dual), xi=_compact(sol.xi))
+
+
 # %% ../nbs/06a_column_generation.ipynb #1f6b440f
 @dataclass
 class ColumnGenerationTrace:
@@ -295,7 +325,8 @@ class ColumnGenerationTrace:
     fallbacks: int = 0                             # the master's rounds handed to HiGHS (dense form)
 
     def record(self, strategy, pivots: int = 0):
-        "Append the strategy's state after a round (or at the start)."
+        "Append the strategy's state after a round (or at the start); the entry before keeps its per-sample arrays compact."
+        if self.solutions: self.solutions[-1] = compacted(self.solutions[-1])
         self.solutions.append(strategy.solution); self.lp_rules.append(list(strategy.lp_rules))
         self.n_added.append(len(strategy.rules)); self.iterations.append(int(pivots))
 
@@ -309,7 +340,9 @@ class ColumnGenerationTrace:
     def objective_path(self) -> np.ndarray: return np.array([s.objective for s in self.solutions])
 
     @property
-    def dual_path(self) -> list: return [s.dual for s in self.solutions]
+    def dual_path(self) -> list:
+        "The per-sample dual after each round, as dense arrays (n × rounds floats: made on access, not kept)."
+        return [np.asarray(s.dual) for s in self.solutions]
 
     @cached_property
     def coef_path(self) -> list:

@@ -647,3 +647,24 @@ def test_int8_rule_storage_gives_the_same_bits_as_float32():
     assert a._Vt.dtype == np.int8 and b._Vt.dtype == np.float32
     (xa, ma, oa, pa), (xb, mb, ob, pb) = a.solve(), b.solve()
     assert xa.tobytes() == xb.tobytes() and ma.tobytes() == mb.tobytes() and oa == ob and pa == pb and pa > 0
+
+
+def test_the_trace_keeps_earlier_duals_compact_and_gives_them_back_bit_for_bit(monkeypatch):
+    "Every earlier round's α − β is kept as its nonzero entries (a vertex has at most one per LP row), not n floats."
+    import robust_ref.lp as lp
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 5)); y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + rng.normal(size=6000) > 0.4, 1, -1)
+    clf = RMBoostClassifier(n_estimators=30, random_state=0, **PAPER_SETTINGS).fit(X, y)
+    sols = clf.fit_trace_.solutions
+    assert isinstance(sols[-1].dual, np.ndarray) and not isinstance(sols[-1].dual, lp.CompactSampleVector)
+    earlier = [s.dual for s in sols[:-1]]
+    assert all(isinstance(d, lp.CompactSampleVector) for d in earlier)
+    kept = sum(d.idx.nbytes + d.values.nbytes for d in earlier)
+    assert kept < 0.05 * len(earlier) * len(y) * 8, kept        # the dense path would be 30 × 6000 floats
+    monkeypatch.setattr(lp, "compacted", lambda s: s)           # the trace as it was: every solution dense
+    dense = RMBoostClassifier(n_estimators=30, random_state=0, **PAPER_SETTINGS).fit(X, y)
+    assert all(isinstance(s.dual, np.ndarray) for s in dense.fit_trace_.solutions)
+    assert len(dense.dual_path_) == len(clf.dual_path_)
+    for a, b in zip(clf.dual_path_, dense.dual_path_):
+        assert a.shape == b.shape and np.array_equal(a.view(np.int64), b.view(np.int64))
+    assert np.array_equal(clf.decision_function(X), dense.decision_function(X))
