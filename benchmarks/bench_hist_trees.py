@@ -25,7 +25,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scaling import higgs_like  # noqa: E402  (the 28-feature stand-in, documented there)
+from robust_ref.experiments.scaling import higgs_like  # noqa: E402  (the 28-feature stand-in, documented there)
 
 from robust_ref.baselines import AdaBoostClassifier  # noqa: E402
 from robust_ref.datasets import load_dataset  # noqa: E402

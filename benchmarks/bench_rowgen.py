@@ -35,7 +35,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_scaling import higgs_like  # noqa: E402
+from robust_ref.experiments.scaling import higgs_like  # noqa: E402
 
 from robust_ref.datasets import load_dataset  # noqa: E402
 from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier, RMBoostMaster, RMBoostStrategy  # noqa: E402

@@ -222,7 +222,7 @@ def _cmd_reproduce(args) -> int:
 # %% ../nbs/71_cli.ipynb #7a3e0002
 def warm_up(progress=print) -> dict:
     """Compile every numba kernel a fit of the book can take into numba's on-disk cache, by fitting each estimator that
-    uses them once on a small sample (sonar). A later process, on this machine, loads them instead of compiling: its
+    uses them once on a small sample (sonar), on the exact and the large-n paths. A later process, on this machine, loads them instead of compiling: its
     first fit costs a fraction of a second, not tens of seconds. Returns the seconds each fit took (compile included)."""
     import time
     import numpy as np
@@ -240,7 +240,12 @@ def warm_up(progress=print) -> dict:
             "GentleBoost (trees)": GentleBoostClassifier(**tree),
             "robust tree (NE)": RobustTreeClassifier("ne", random_state=0),
             "robust tree (ANE, 11 leaves)": RobustTreeClassifier("ane", max_leaf_nodes=11, random_state=0),
-            "robust forest": RobustForestClassifier(n_estimators=2, random_state=0)}
+            "robust forest": RobustForestClassifier(n_estimators=2, random_state=0),
+            # the large-n paths ('auto' takes them above 50,000 rows): binned trees, RMBoost's working-set master
+            "RMBoost (binned trees, working set)": RMBoostClassifier(n_estimators=3, random_state=0, tree_method="hist",
+                                                                     lp_working_set=True),
+            "AdaBoost (binned trees)": AdaBoostClassifier(**tree, tree_method="hist"),
+            "robust forest (binned)": RobustForestClassifier(n_estimators=2, random_state=0, tree_method="hist")}
     seconds = {}
     for name, est in fits.items():
         t0 = time.perf_counter()

@@ -310,7 +310,13 @@ X, y = load_dataset("diabetes", return_X_y=True, missing="impute")
 for est in (RMBoostClassifier(n_estimators=20, random_state=0), RMBoostClassifier(n_estimators=20, random_state=0, **PAPER_SETTINGS),
             LPBoostClassifier(n_estimators=20), RobustTreeClassifier("ane", random_state=0), RobustTreeClassifier("gini", max_depth=5),
             RobustForestClassifier(n_estimators=3, random_state=0), AdaBoostClassifier(base_learner="tree", n_estimators=5),
-            LogitBoostClassifier(base_learner="tree", max_depth=3, n_estimators=5), GentleBoostClassifier(base_learner="tree", n_estimators=5)):
+            LogitBoostClassifier(base_learner="tree", max_depth=3, n_estimators=5), GentleBoostClassifier(base_learner="tree", n_estimators=5),
+            # what tree_method / lp_working_set = 'auto' take above 50,000 rows
+            RMBoostClassifier(n_estimators=20, random_state=0, tree_method="hist", lp_working_set=True),
+            RMBoostClassifier(n_estimators=20, random_state=0, tree_method="hist", lp_working_set=True, **PAPER_SETTINGS),
+            RobustForestClassifier(n_estimators=3, random_state=0, tree_method="hist"),
+            RobustTreeClassifier("ane", random_state=0, tree_method="hist"),
+            AdaBoostClassifier(base_learner="tree", n_estimators=5, tree_method="hist")):
     est.fit(X, y).predict(X)
 import sys
 misses = {f"{m}.{d.py_func.__name__}": sum(d.stats.cache_misses.values()) for m, mod in list(sys.modules.items()) if m.startswith("robust_ref")
