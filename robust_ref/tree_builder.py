@@ -266,14 +266,19 @@ def _counts(order, codes, w, nf, i, a, b):
 
 # %% ../nbs/03b_tree_builder.ipynb #c0a53ae9
 @njit(cache=True, nogil=True)
+def _may_split(ni, i, T, K, msl, max_depth):
+    "Node i may split: room for two leaves of min_samples_leaf, two classes present, not at max_depth (both builders)."
+    npos = 0
+    for k in range(K):
+        if T[k] > 0: npos += 1
+    return not (ni[i, _END] - ni[i, _START] < 2 * msl or npos <= 1 or ni[i, _DEPTH] >= max_depth)
+
+@njit(cache=True, nogil=True)
 def _evaluate(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, max_depth, rng, ni, nf, i, keys, sel, L, R, run, buf):
     "Best split of node i into its s_* columns, if the node may split and the gain beats round-off."
     a, b = ni[i, _START], ni[i, _END]
     T = nf[i, _T0:_T0 + K]
-    npos = 0
-    for k in range(K):
-        if T[k] > 0: npos += 1
-    if b - a < 2 * msl or npos <= 1 or ni[i, _DEPTH] >= max_depth: return
+    if not _may_split(ni, i, T, K, msl, max_depth): return
     g, f, nl, thr = _search(Xs, order, codes, w, K, code, par, tp, ti, msl, mf, rng, a, b, T, keys, sel, L, R, run, buf)
     if g > _RTOL * _sum(T):
         nf[i, _SGAIN], ni[i, _SFEAT], ni[i, _SNL], nf[i, _STHR] = g, f, nl, thr
@@ -947,10 +952,7 @@ def _hevaluate(Bt, off, edges, rows, codes, w, K, code, par, tp, ti, msl, mf, ma
     "`_evaluate` of the binned builder: the node's histogram (stored, or built in the scratch S and cleared after)."
     a, b = ni[i, _START], ni[i, _END]
     T = nf[i, _T0:_T0 + K]
-    npos = 0
-    for k in range(K):
-        if T[k] > 0: npos += 1
-    if b - a < 2 * msl or npos <= 1 or ni[i, _DEPTH] >= max_depth:
+    if not _may_split(ni, i, T, K, msl, max_depth):
         hl[i] = hl[i][:0]; return                                  # a leaf: its histogram is not needed
     stored = hl[i].shape[0] > 0
     H = hl[i] if stored else S
