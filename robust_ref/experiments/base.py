@@ -11,7 +11,7 @@ import numbers
 from sklearn.base import BaseEstimator
 
 # %% auto #0
-__all__ = []
+__all__ = ['without_added_later']
 
 # %% ../../nbs/70a0_base.ipynb #b0a7e006
 def _check_str(value, what: str) -> str:
@@ -34,6 +34,12 @@ def _stable_module(module: str) -> str:
     "`robust_ref.experiments` for any of its submodules: stored specs and rows name the package, so the package split changed no fingerprint."
     return "robust_ref.experiments" if module.startswith("robust_ref.experiments.") else module
 
+def without_added_later(cls, params: dict) -> dict:
+    """`params` without those `cls` gained after grids were run from it (its `_params_added_later`) while they keep the
+    value that reproduces the old behaviour: the grids' fingerprints hold, also for an estimator nested in another."""
+    later = getattr(cls, "_params_added_later", {})
+    return {k: v for k, v in params.items() if not (k in later and type(v) is type(later[k]) and v == later[k])}
+
 def _jsonable(value):
     "A JSON-friendly, deterministic rendering of a parameter value (estimators and callables by repr)."
     if isinstance(value, (bool, str)) or value is None: return value
@@ -41,7 +47,8 @@ def _jsonable(value):
     if isinstance(value, numbers.Real): return float(value)
     if isinstance(value, dict): return {str(k): _jsonable(v) for k, v in sorted(value.items())}
     if isinstance(value, (list, tuple)): return [_jsonable(v) for v in value]
-    if isinstance(value, BaseEstimator): return f"{type(value).__name__}({_jsonable(value.get_params(deep=False))})"
+    if isinstance(value, BaseEstimator):
+        return f"{type(value).__name__}({_jsonable(without_added_later(type(value), value.get_params(deep=False)))})"
     if isinstance(value, _Loader): return repr(value)
     if callable(value): return f"{_stable_module(getattr(value, '__module__', '?'))}.{getattr(value, '__qualname__', repr(value))}"
     return repr(value)

@@ -16,7 +16,7 @@ from sklearn.preprocessing import StandardScaler
 from ..archboost import CVStopping, WelchTScreen, _rounds_param
 from ..baselines import _XGB_MISSING
 from ..core import validate_params
-from .base import _check_str, _did_you_mean, _jsonable, _stable_module
+from .base import _check_str, _did_you_mean, _jsonable, _stable_module, without_added_later
 
 # %% auto #0
 __all__ = ['PREPROCESSORS', 'Method', 'available_methods', 'list_methods', 'get_method', 'validate_method', 'wrap_method']
@@ -73,13 +73,8 @@ class Method:
         """Class path and parameters, as stored with every result row. A parameter an estimator gained after grids were
         run from it is left out while it has the value that reproduces the old behaviour (the class's `_params_added_later`),
         so those grids keep their fingerprints."""
-        params = {**self.estimator.get_params(deep=False), **self.params}
-        later = getattr(type(self.estimator), "_params_added_later", {})
-        params = {k: v for k, v in params.items() if not (k in later and _same_value(v, later[k]))}
+        params = without_added_later(type(self.estimator), {**self.estimator.get_params(deep=False), **self.params})
         return dict(estimator=_class_path(self.estimator), params=_jsonable(params))
-
-def _same_value(a, b) -> bool:
-    return type(a) is type(b) and a == b
 
 def _route_to_last_step(est, params: dict, valid) -> dict:
     "For a Pipeline, `C=1` means the final estimator's `C` (`logisticregression__C`) unless the name is the pipeline's own."
