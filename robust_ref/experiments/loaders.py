@@ -72,6 +72,7 @@ def _expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283,
     X[:, :n_informative] += shift * y[:, None]
     return X, y
 
+# %% ../../nbs/70b1_loaders.ipynb #67335750
 GENERATORS = {"long_servedio": _long_servedio,              # robust_ref.datasets.make_long_servedio(n, version=, gamma=)
               "make_classification": _make_classification,  # sklearn.datasets.make_classification(n_samples=n, ...)
               "hastie": _hastie,                            # robust_ref.datasets.make_hastie(n): Hastie-10-2
