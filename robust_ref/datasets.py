@@ -27,7 +27,7 @@ from .core import as_generator
 __all__ = ['DATASETS', 'RMBOOST_TABLE2', 'PUBLISHED_TABLES', 'list_datasets', 'verify_checksums', 'load_dataset', 'dataset_info',
            'fetch_dataset', 'make_long_servedio', 'FiniteWorld', 'make_finite_world', 'threshold_rules',
            'make_atom_world', 'long_servedio_world', 'GaussWorld', 'make_stump_data', 'make_arch_toy_grid',
-           'make_hastie', 'make_quantiles', 'published_table']
+           'make_hastie', 'make_quantiles', 'higgs_like', 'published_table']
 
 # %% ../nbs/03_datasets.ipynb #2ff7f98c
 DATASETS = ("banknote", "blood_transfusion", "climate", "credit", "diabetes", "german_numer", "haberman",
@@ -517,6 +517,29 @@ def make_quantiles(n: int, # number of examples
     X, y01 = _skd.make_gaussian_quantiles(cov=float(cov), n_samples=n, n_features=d, n_classes=2,
                                           random_state=_sklearn_seed(random_state))
     return X, np.where(y01 == 1, 1, -1).astype(np.int64)
+
+# %% ../nbs/03_datasets.ipynb #35796289
+def higgs_like(n: int,          # rows to draw (a positive int)
+               random_state=0,  # int seed, SeedSequence or numpy Generator: the same seed gives bit-identical rows
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """n rows of the 28-feature HIGGS-shaped stand-in and their ±1 labels: 21 low-level features (seven positive,
+    heavy-tailed momenta; fourteen Gaussian angles and coordinates) and 7 high-level ones that are smooth functions
+    of them; the label is the sign of a nonlinear score plus Gaussian noise (Bayes error near 0.2). Not HIGGS itself.
+
+    Parameters: `n`, the rows; `random_state`, the seed. Returns (X, y): X float64 of shape (n, 28), y int64 in {−1, +1},
+    cut at the median of the score over the n rows. Hold out test rows as the last rows of one draw (see above)."""
+    n = _check_n(n)
+    rng = np.random.default_rng(random_state)
+    mom = rng.gamma(shape=2.0, scale=0.5, size=(n, 7))                   # positive, heavy-tailed momenta
+    ang = rng.standard_normal((n, 14))                                    # angles and coordinates
+    low = np.hstack([mom, ang])
+    m1 = np.sqrt((mom[:, 0] + mom[:, 1]) ** 2 + (ang[:, 0] - ang[:, 1]) ** 2)
+    m2 = np.sqrt((mom[:, 2] + mom[:, 3]) ** 2 + (ang[:, 2] - ang[:, 3]) ** 2)
+    high = np.column_stack([m1, m2, m1 * m2, m1 / (1 + m2), np.hypot(mom[:, 4], ang[:, 4]),
+                            mom[:, 5] * np.cos(ang[:, 5]), np.log1p(mom[:, 6] * mom[:, 0])])
+    score = (0.9 * (m1 - m1.mean()) - 0.7 * (m2 - m2.mean()) + 0.6 * np.sin(2 * ang[:, 6]) + 0.5 * ang[:, 7] * ang[:, 8]
+             - 0.4 * np.abs(ang[:, 9]) + 0.3 * high[:, 5] + 0.45 * rng.standard_normal(n))
+    return np.hstack([low, high]), np.where(score > np.median(score), 1, -1)
 
 # %% ../nbs/03_datasets.ipynb #698dd326
 PUBLISHED_TABLES = {   # (paper, table) -> file; the paper keys are those of the chapters

@@ -50,6 +50,10 @@ def _gauss_mixture(n: int, random_state=0, mean=(1.0, 0.5), prior: float = 0.5):
     from robust_ref.datasets import GaussWorld
     return GaussWorld(mean=tuple(mean), prior=prior).sample(n, random_state=random_state)
 
+def _higgs_like(n: int, random_state=0):
+    from robust_ref.datasets import higgs_like
+    return higgs_like(n, random_state=random_state)
+
 def _check_expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283, n_positive: int = 164,
                                 n_informative: int = 50, shift: float = 0.6):
     for k, v in dict(n=n, n_features=n_features, n_informative=n_informative).items():
@@ -68,11 +72,13 @@ def _expression_surrogate(n: int = 278, random_state=0, n_features: int = 22283,
     X[:, :n_informative] += shift * y[:, None]
     return X, y
 
+# %% ../../nbs/70b1_loaders.ipynb #67335750
 GENERATORS = {"long_servedio": _long_servedio,              # robust_ref.datasets.make_long_servedio(n, version=, gamma=)
               "make_classification": _make_classification,  # sklearn.datasets.make_classification(n_samples=n, ...)
               "hastie": _hastie,                            # robust_ref.datasets.make_hastie(n): Hastie-10-2
               "quantiles": _quantiles,                      # robust_ref.datasets.make_quantiles(n, n_features=, cov=)
               "gauss_mixture": _gauss_mixture,              # robust_ref.datasets.GaussWorld(mean=, prior=).sample(n)
+              "higgs_like": _higgs_like,                    # robust_ref.datasets.higgs_like(n): the 28-feature HIGGS-shaped stand-in
               "expression_surrogate": _expression_surrogate}  # GSE20194's shape (278 × 22,283, 164 ER+), a sparse mean shift
 _expression_surrogate.check = _check_expression_surrogate   # checks its parameters without the 6-million-number draw
 

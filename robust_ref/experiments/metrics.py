@@ -18,7 +18,7 @@ from .registry import Method, get_method, validate_method
 
 # %% auto #0
 __all__ = ['METRIC_INPUTS', 'METRICS', 'outlier_share', 'coef_mse', 'coef_mse_to_clean_fit', 'sensitivity', 'support_fraction',
-           'column_generation', 'pricing_oracle', 'refit_stability']
+           'column_generation', 'pricing_oracle', 'refit_stability', 'risk_path']
 
 # %% ../../nbs/70b2_metrics.ipynb #ace233b5
 def _check_threshold(threshold: float = 0.75):
@@ -284,3 +284,13 @@ refit_stability.needs = ("X_test",)
 refit_stability.check_params = _check_ulps
 
 METRICS.update(column_generation=column_generation, pricing_oracle=pricing_oracle, refit_stability=refit_stability)
+
+# %% ../../nbs/70b2_metrics.ipynb #7a613ebc
+def risk_path(est, X, y, corrupted, # the fitted model (or a Pipeline ending in it); the training data and mask are unused
+              ) -> dict:
+    "RMBoost's certified R per round as `R_path`: the fitted model's `risk_path_` (R⁽⁰⁾ = ½, then R after each round), or [] for a model without one."
+    path = getattr(_final_step(est), "risk_path_", None)
+    return dict(R_path=[] if path is None else [float(r) for r in np.asarray(path, dtype=np.float64)])
+
+risk_path.columns = ("R_path",)
+METRICS.update(risk_path=risk_path)

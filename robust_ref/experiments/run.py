@@ -27,14 +27,31 @@ __all__ = ['balanced_split', 'task_data', 'method_figures', 'staged_test_errors'
 
 # %% ../../nbs/70d_run.ipynb #297a043f
 _CACHE: dict = {}
-_CACHE_MAX = 64
+_CACHE_MAX = 64          # entries a process keeps at most
+_CACHE_BYTES = 2**30     # and bytes of arrays: a draw of 10⁶ × 28 float64 is 224 MB, so a worker holds about four
+
+def _nbytes(value) -> int:
+    "Bytes of the arrays in a cached value (an array, or a tuple of arrays; anything else counts 0)."
+    if isinstance(value, np.ndarray): return value.nbytes
+    if isinstance(value, tuple): return sum(_nbytes(v) for v in value)
+    return 0
 
 def _cached(key, compute):
-    "Small per-process cache of deterministic values (split indices, noisy labels)."
+    "Small per-process cache of deterministic values (datasets, draws, split indices, noisy labels); the oldest go first."
     if key not in _CACHE:
-        if len(_CACHE) >= _CACHE_MAX: _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = compute()
+        value = compute()
+        size = _nbytes(value)
+        while _CACHE and (len(_CACHE) >= _CACHE_MAX or sum(map(_nbytes, _CACHE.values())) + size > _CACHE_BYTES):
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = value
     return _CACHE[key]
+
+def _rows(X, idx):
+    """`X[idx]`, but a view (no copy) when `idx` is a contiguous run i, i+1, …, j — a per-partition draw's training
+    and test parts: a 10⁶-row draw is not copied per task. The view shares the cached array: never modify it in place."""
+    idx = np.asarray(idx)
+    if len(idx) and idx[-1] - idx[0] == len(idx) - 1 and np.all(np.diff(idx) == 1): return X[idx[0]:idx[-1] + 1]
+    return X[idx]
 
 def _data(task: Task):
     "(X_train, X_test, y_train_clean, y_train_noisy, y_test) of a task, from the cache when possible (X_train after a feature corruption)."
@@ -60,9 +77,9 @@ def _task_data(task: Task):
             np.random.default_rng(s["subsample"]).choice(tr, size=task.max_train, replace=False)))
     out = _cached(("noise",) + lk + (task.seed, task.split, task.test_size, task.max_train, getattr(task, "train_per_class", None),
                                      task.noise, task.noise_fn, task.rate),
-                  lambda: _corrupted(task.noise_fn(y[tr], task.rate, X=X[tr], random_state=s["noise"])))
-    if isinstance(out, tuple): return out[0], X[te], y[tr], out[1], y[te], out[2]   # a corruption of the features
-    return X[tr], X[te], y[tr], out, y[te], None
+                  lambda: _corrupted(task.noise_fn(y[tr], task.rate, X=_rows(X, tr), random_state=s["noise"])))
+    if isinstance(out, tuple): return out[0], _rows(X, te), y[tr], out[1], y[te], out[2]   # a corruption of the features
+    return _rows(X, tr), _rows(X, te), y[tr], out, y[te], None
 
 # %% ../../nbs/70d_run.ipynb #1d869083
 def balanced_split(y,    # the labels of the whole dataset
@@ -101,6 +118,11 @@ def _number(v):
     try: v = float(v)
     except (TypeError, ValueError): return float("nan")
     return v
+
+def _metric_value(v):
+    "A metric's value in a row: a list of floats for a list, tuple or 1-D array (stored as a list column), else `_number`."
+    if isinstance(v, (list, tuple)) or isinstance(v, np.ndarray) and v.ndim == 1: return [_number(x) for x in v]
+    return _number(v)
 
 def method_figures(est) -> dict:
     "Method-specific figures of a fitted estimator: risk bound, rounds, leaves (NaN where it has none)."
@@ -165,10 +187,11 @@ def run_task(task: Task, # the task to run
             t0, c0 = time.perf_counter(), time.process_time()
             est.fit(X_tr, y_noisy)
             row["fit_seconds"], row["fit_cpu_seconds"] = time.perf_counter() - t0, time.process_time() - c0
+            pred_tr = est.predict(X_tr)   # once for both training errors (a 10⁶-row prediction is not free)
             row.update(test_error=float(np.mean(est.predict(X_te) != y_te)),
-                       train_error=float(np.mean(est.predict(X_tr) != y_noisy)),
+                       train_error=float(np.mean(pred_tr != y_noisy)),
                        n_train=len(y_tr), n_test=len(y_te), flip_fraction=float(np.mean(y_noisy != y_tr)))
-            row["train_clean_error"] = float(np.mean(est.predict(X_tr) != y_tr))
+            row["train_clean_error"] = float(np.mean(pred_tr != y_tr))
             row.update(method_figures(est))
             if task.curve_rounds:
                 row.update(curve_rounds=list(task.curve_rounds),
@@ -181,7 +204,7 @@ def run_task(task: Task, # the task to run
                                 **{k: inputs[k] for k in getattr(f, "needs", ())}, **dict(params)))
                 clash = [k for k in values if k in ROW_COLUMNS]
                 if clash: raise ValueError(f"metric {name!r} returned column {clash[0]!r}, which is a standard row column; rename it.")
-                row.update({str(k): _number(v) for k, v in values.items()})
+                row.update({str(k): _metric_value(v) for k, v in values.items()})
             row["n_warnings"] = len(caught)
             if task.method.figures is not None:
                 row.update({str(k): _number(v) for k, v in dict(task.method.figures(est)).items()})
