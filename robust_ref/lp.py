@@ -60,8 +60,24 @@ class CertifiedMaster:
 
     Subclasses define the LP: `_new_dense()`, `_highs_solve()` (the round from scratch on HiGHS), `_from_dense(x, mu,
     objective, pivots)` and `certify(solution)`, all on one `MasterSolution`. Every dense solve is certified from scratch;
-    a failed certificate is retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`)."""
+    a failed certificate is retried once from a fresh B⁻¹ (`repairs`), then the round goes to HiGHS (`fallbacks`).
+    The dense LP may price a working set of samples (page 06's `use_working_set`): `working_set` True, False or 'auto'
+    (on above `working_set_min_n` training points), kept by `_set_working_set`."""
     backends = ("dense", "highs")
+    working_set = False            # a master that has no working-set option never uses one
+    working_set_min_n = 50_000     # working_set='auto' is on above this many training points (more than any record's)
+
+    def _set_working_set(self, working_set):
+        "Check and keep `working_set`: True, False (numpy's too) or 'auto'."
+        working_set = bool(working_set) if isinstance(working_set, np.bool_) else working_set
+        if not (isinstance(working_set, bool) or working_set == "auto"):
+            raise ValueError(f"working_set must be True, False or 'auto'; got {working_set!r}.")
+        self.working_set = working_set
+
+    @property
+    def uses_working_set(self) -> bool:
+        "The dense LP prices a working set: `working_set` is True, or 'auto' with more than `working_set_min_n` points."
+        return self.working_set is True or (self.working_set == "auto" and self.n > self.working_set_min_n)
 
     def __init__(self, n: int, backend: str = "dense"):
         if backend not in self.backends:
@@ -103,7 +119,8 @@ class LPBoostMaster(CertifiedMaster):
                  D,             # cap on each dual weight u_i (scalar or length n), Σ D ≥ 1
                  options: dict | None = None,  # HiGHS options (the 'highs' back end and the fallback)
                  backend: str = "dense",       # 'dense': the dual on DenseDualSimplex; 'highs': the primal on HiGHS
-                 tol: float = 1e-9):           # the certificate's tolerance (feasibility and duality gap)
+                 tol: float = 1e-9,            # the certificate's tolerance (feasibility and duality gap)
+                 working_set="auto"):          # 'dense' only: price a working set of samples (True, False, 'auto': n > 50,000)
         y = np.asarray(y, dtype=np.float64)
         if y.ndim != 1 or not np.all(np.isin(y, (-1.0, 1.0))):
             raise ValueError("y must be a 1-D array of ±1 labels.")
@@ -113,6 +130,10 @@ class LPBoostMaster(CertifiedMaster):
             raise ValueError(f"D must be ≥ 0 with ΣD ≥ 1 (else Σu = 1, u ≤ D is infeasible); got ΣD = {D.sum():.4g}. "
                              "Use nu ≤ 1.")
         super().__init__(n, backend)
+        self._set_working_set(working_set)
+        if self.working_set is True and backend != "dense":
+            raise ValueError(f"working_set=True needs backend='dense' (the working set is the dense dual simplex's); "
+                             f"got backend={backend!r}. Use backend='dense' or working_set=False.")
         self.y, self.D, self.options, self.tol = y, D, options, float(tol)
         self.lp = self._new_dense() if backend == "dense" else self._new_highs()
 
@@ -129,6 +150,8 @@ class LPBoostMaster(CertifiedMaster):
         n = self.n
         lp = DenseDualSimplex(n + 1, ub=np.r_[self.D, 2.0], lb=np.r_[np.zeros(n), -2.0],
                               cost=np.r_[np.zeros(n), 1.0], mirror=False)
+        # most u_i end at a bound, many at their cap: each solve starts W from the basic samples (shrink)
+        if self.uses_working_set: lp.use_working_set(shrink=True)
         lp.add_rows(np.r_[np.ones(n), 0.0], 1.0, 1.0)
         return lp
 
@@ -466,6 +489,10 @@ class LPBoostClassifier(BinaryClassifier):
     lp_iterations_ : int, simplex pivots over all rounds.
     lp_repairs_, lp_fallbacks_ : int, rounds whose certificate passed after re-inverting B / rounds handed to HiGHS.
     classes_, n_features_in_ : as in scikit-learn.
+
+    `lp_working_set` lets the dense master price a working set of samples (chapter 06), as RMBoost's does: the same
+    optimum every round, certified on all n points, at a cost that grows far less with n; 'auto' turns it on above
+    50,000 training points only, so smaller fits are unchanged.
     """
 
     _exact_across_platforms = True   # every decision in a fixed order of operations (chapter 06): the same bits everywhere
@@ -475,16 +502,19 @@ class LPBoostClassifier(BinaryClassifier):
         "tol": [Interval("real", 0, None, closed="left")],
         "base_learner": [Options({"stump", "tree"}), HasMethods("prepare"), HasMethods("fit", "predict", "get_params")],
         "random_state": ["random_state"],
+        "lp_working_set": [Options({"auto"}), "boolean"],
     }
+    _params_added_later = {"lp_working_set": "auto"}   # at 'auto' a grid's fingerprint leaves it out (its records predate it)
 
     def __init__(self,
                  nu="auto",               # ν ∈ (0, 1] (dual caps D_i = w_i / (ν Σw)), or 'auto': ν = min(1, max(0.1, 2.2 ε₁))
                  n_estimators: int = 100, # maximum number of column-generation rounds
                  tol: float = 1e-6,       # stop when best edge ≤ β + tol
                  base_learner="stump",    # 'stump' (exact), 'tree', a chapter-04 learner, or a sklearn classifier
-                 random_state=None):      # seed for randomised base learners
+                 random_state=None,       # seed for randomised base learners
+                 lp_working_set="auto"):  # price a working set of samples (True, False, 'auto': n > 50,000)
         self.nu, self.n_estimators, self.tol = nu, n_estimators, tol
-        self.base_learner, self.random_state = base_learner, random_state
+        self.base_learner, self.random_state, self.lp_working_set = base_learner, random_state, lp_working_set
 
 # %% ../nbs/06a_column_generation.ipynb #d91ff207
 @patch
@@ -495,7 +525,8 @@ def _fit(self: LPBoostClassifier, X, y_pm, w):
     eps1 = (1.0 - fixed_dot(u * y_pm, first[1])) / 2 # its weighted error (for ±1 rules)
     nu = float(min(1.0, max(0.1, _AUTO_NU_FACTOR * eps1))) if self.nu == "auto" else float(self.nu)
     # u_i ≤ D_i = w_i/(ν Σw); with Σu = 1 a cap above 1 never binds, so min(D, 1) is the same LP without overflow at tiny ν
-    strategy = LPBoostStrategy(LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0)), u, self.tol)
+    master = LPBoostMaster(y_pm, np.minimum(w / (nu * w.sum()), 1.0), working_set=self.lp_working_set)
+    strategy = LPBoostStrategy(master, u, self.tol)
     trace = cg.run(strategy, self.n_estimators, first=first)
     self.estimators_, self.estimator_weights_, self.nu_, self.fit_trace_ = strategy.rules, strategy.solution.a, nu, trace
     self.converged_ = trace.stopped or trace.edges[0] <= self.tol

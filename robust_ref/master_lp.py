@@ -669,9 +669,12 @@ def _recompute(self: DenseDualSimplex):
     z = np.where(self.at_upper, self.hb, self.lb); z[b] = 0.0
     self.zB = -rows_combine(rows_dot(self._Vt, self._combined(z)) - z[N:], self.Binv.T)    # [A −I]·z = 0
     mu = self._row_duals()
-    g = rows_combine(mu, self._Vt)
-    dstruct = np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g] if self.mirror else self.cost - g
-    self.d = np.where(self.is_basic, 0.0, np.r_[dstruct, mu])
+    self.d = np.where(self.is_basic, 0.0, np.r_[self._structural_reduced_costs(rows_combine(mu, self._Vt)), mu])
+
+@patch
+def _structural_reduced_costs(self: DenseDualSimplex, g):
+    "c − Aᵀμ on the N columns, from g = μᵀV (one entry per sample): c_j − g_j, and c_{n+j} + g_j when mirrored."
+    return np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g] if self.mirror else self.cost - g
 
 # %% ../nbs/06_lp.ipynb #7d4200d0
 @patch
@@ -754,29 +757,36 @@ def _leaving_row(BT, basic, lb, hb, zB, tol):
 # %% ../nbs/06_lp.ipynb #ws000003
 DenseDualSimplex.ws_add = 256   # with a working set W (sorted sample indices, `ws`): at most this many join W per full pass
 DenseDualSimplex.ws_passes = 0  # full passes over all n samples (one product with V each)
+DenseDualSimplex.ws_shrink = False  # each solve starts from W = the samples with a basic column (the others stay at their bound)
 
 @patch
 def use_working_set(self: DenseDualSimplex,
-                    add: int = 256):   # samples a full pass may add to W
-    "Price and ratio-test only the samples in a working set W; a full pass over all n grows W until none is violated."
-    if not self.mirror or self.perturb > 0 or np.any(self.cost < 0):
-        raise ValueError("the working set needs mirrored columns (RMBoost's α, β), costs ≥ 0 and perturb = 0.")
+                    add: int = 256,        # samples a full pass may add to W
+                    shrink: bool = False): # each solve starts from the samples with a basic column (LPBoost's master)
+    """Price and ratio-test only the samples in a working set W; a full pass over all n grows W until none is violated.
+    A sample is one entry of a row: its column (LPBoost's u_i, or β), or its pair of mirrored columns (RMBoost's α_i, β_i)."""
+    if self.perturb > 0 or np.any(self.cost < 0):
+        raise ValueError(f"the working set needs costs ≥ 0 and perturb = 0 (got perturb={self.perturb!r}"
+                         f"{', a negative cost' if np.any(self.cost < 0) else ''}): build the DenseDualSimplex with "
+                         "perturb=0 and costs ≥ 0, or leave the working set off.")
     if isinstance(add, bool) or not isinstance(add, numbers.Integral) or add < 1:
         raise ValueError(f"add must be a positive integer; got {add!r}.")
+    if not isinstance(shrink, (bool, np.bool_)): raise ValueError(f"shrink must be True or False; got {shrink!r}.")
     live = self.is_basic[:self.N] | self.at_upper[:self.N]   # W holds every sample with a column off its lower bound
-    self.ws, self.ws_add = np.unique(np.flatnonzero(live) % self.n), int(add)
+    self.ws, self.ws_add, self.ws_shrink = np.unique(np.flatnonzero(live) % self.n), int(add), bool(shrink)
     return self
 
 @patch
 def _ws_pivots(self: DenseDualSimplex, budget: int):
-    "The compiled pivots on the LP restricted to W's columns (and every slack); the others stay at their lower bound."
-    W, n, N, t = self.ws, self.n, self.N, self.n_rows
-    var = np.r_[W, W + n, N + np.arange(t)]                 # restricted variable → variable of the whole LP
+    "The compiled pivots on the LP restricted to W's columns (and every slack); the others stay at their bound, fixed."
+    W, N, t = self.ws, self.N, self.n_rows
+    cols = self._ws_columns(W)
+    var = np.r_[cols, N + np.arange(t)]                     # restricted variable → variable of the whole LP
     pos = np.full(N + t, -1); pos[var] = np.arange(var.size)
     basic = pos[self.basic]
     if np.any(basic < 0): raise LPSolveError("working set", "a basic column lies outside the working set")
     is_basic, at_upper, d = self.is_basic[var], self.at_upper[var], self.d[var]
-    done, status = _dual_simplex_pivots(np.ascontiguousarray(self._Vt[:, W]), 2 * W.size, self.Binv.T, basic, is_basic,
+    done, status = _dual_simplex_pivots(np.ascontiguousarray(self._Vt[:, W]), cols.size, self.Binv.T, basic, is_basic,
                                         at_upper, self.lb[var], self.hb[var], self.zB, d, self.tol, budget)
     self.basic = var[basic]
     self.is_basic[var], self.at_upper[var], self.d[var] = is_basic, at_upper, d
@@ -785,8 +795,12 @@ def _ws_pivots(self: DenseDualSimplex, budget: int):
 @patch
 def _ws_reduced_costs(self: DenseDualSimplex) -> np.ndarray:
     "Every column's reduced cost from scratch: one product of the row duals with all n samples (fixed order)."
-    g = rows_combine(self._row_duals(), self._Vt)
-    return np.r_[self.cost[:self.n] - g, self.cost[self.n:] + g]
+    return self._structural_reduced_costs(rows_combine(self._row_duals(), self._Vt))
+
+@patch
+def _ws_columns(self: DenseDualSimplex, S) -> np.ndarray:
+    "The columns of samples S: S itself, and S + n too when the columns are mirrored."
+    return np.r_[S, S + self.n] if self.mirror else S
 
 @patch
 def _ws_take(self: DenseDualSimplex, idx, score) -> np.ndarray:
@@ -796,35 +810,41 @@ def _ws_take(self: DenseDualSimplex, idx, score) -> np.ndarray:
 # %% ../nbs/06_lp.ipynb #ws000004
 @patch
 def _ws_add_violated(self: DenseDualSimplex) -> bool:
-    """Full pass: samples outside W whose α or β has a reduced cost below −tol (|f(x_i)| > ½ + tol in RMBoost's (16))
-    join W, the most violated first, each at the upper bound of its violating column (dual feasible again)."""
+    """Full pass: samples outside W with a column whose reduced cost has the wrong sign for its bound by more than tol
+    (at its lower bound: below −tol, RMBoost's |f(x_i)| > ½ + tol in its (16), LPBoost's y_i f(x_i) < ρ − tol; at its
+    upper bound: above tol) join W, the most violated first, each violating column moved to its other bound (dual
+    feasible again)."""
     self.ws_passes += 1
-    d, n = self._ws_reduced_costs(), self.n
+    d, n, N = self._ws_reduced_costs(), self.n, self.N
     out = np.ones(n, bool); out[self.ws] = False
-    viol = np.maximum(-d[:n], -d[n:])
+    vcol = np.where(self.hb[:N] > self.lb[:N], np.where(self.at_upper[:N], d, -d), -np.inf)   # fixed columns never move
+    viol = np.maximum(vcol[:n], vcol[n:]) if self.mirror else vcol   # a sample's worst column
     cand = np.flatnonzero(out & (viol > self.tol))
     if cand.size == 0: return False
     new = self._ws_take(cand, viol[cand])
-    self.at_upper[new], self.at_upper[new + n] = d[new] < -self.tol, d[new + n] < -self.tol
+    cols = self._ws_columns(new)
+    self.at_upper[cols] = self.at_upper[cols] ^ (vcol[cols] > self.tol)
     self.ws = np.union1d(self.ws, new)
     self._recompute()   # the flipped columns move the basic values; the reduced costs are refreshed with them
     return True
 
 @patch
 def _ws_add_entering(self: DenseDualSimplex) -> bool:
-    """W has no column to repair the leaving row: the samples outside W whose α or β could enter for that row join W,
-    the smallest ratio (reduced cost / pivot entry) first."""
+    """W has no column to repair the leaving row: the samples outside W with a column that could enter for that row
+    join W, the smallest ratio (reduced cost / pivot entry) first."""
     r = _leaving_row(self.Binv.T, self.basic, self.lb, self.hb, self.zB, self.tol)
     if r < 0: return False
     self.ws_passes += 1
     s = -1.0 if self.lb[self.basic[r]] - self.zB[r] > 0 else 1.0
     g = rows_combine(np.ascontiguousarray(self.Binv[r]), self._Vt)   # the pivot row B⁻¹_r· V on all n samples
-    a, d, n = np.r_[s * g, -s * g], self._ws_reduced_costs(), self.n
-    out = np.ones(2 * n, bool); out[self.ws] = False; out[self.ws + n] = False
-    elig = np.flatnonzero(out & (a > self.tol))           # outside W every column sits at its lower bound
+    a, d, n = (np.r_[s * g, -s * g] if self.mirror else s * g), self._ws_reduced_costs(), self.n   # the row on all N
+    out = np.ones(self.N, bool); out[self._ws_columns(self.ws)] = False
+    out &= self.hb[:self.N] > self.lb[:self.N]            # as in the pivots: a fixed column never enters
+    elig = np.flatnonzero(out & np.where(self.at_upper[:self.N], a < -self.tol, a > self.tol))   # the ratio test's rule
     if elig.size == 0: return False
     new = np.unique(self._ws_take(elig, -(d[elig] / a[elig])) % n)
-    self.d[new], self.d[new + n] = d[new], d[new + n]
+    cols = self._ws_columns(new)
+    self.d[cols] = d[cols]
     self.ws = np.union1d(self.ws, new)
     return True
 
@@ -832,6 +852,7 @@ def _ws_add_entering(self: DenseDualSimplex) -> bool:
 def _solve_working_set(self: DenseDualSimplex):
     "`solve` with a working set: pivots on W; at W's optimum a full pass either finds no violated sample or grows W."
     if self._stale: self._refactor()
+    if self.ws_shrink: self.ws = np.unique(self.basic[self.basic < self.N] % self.n)   # the others stay at their bound
     cap = self.max_iter if self.max_iter is not None else 50 * (self.N + self.n_rows)
     pivots = 0
     while True:

@@ -96,19 +96,11 @@ class RMBoostMaster(CertifiedMaster):
 class RMBoostMasterDense(RMBoostMaster):
     "(17) as min ½Σ(α+β) on chapter 06's `DenseDualSimplex`: mirrored columns α_i, β_i in [0, 2], one row per rule."
     form = "dense"
-    working_set_min_n = 50_000   # working_set='auto' is on above this many training points (more than any record's)
 
     def __init__(self, y, q=None, lp_warm_start=True, lp_tol=1e-7, lp_options=None, form=None,
-                 working_set="auto"):  # price a working set of samples (chapter 06): True, False, or 'auto' (large n)
-        working_set = bool(working_set) if isinstance(working_set, np.bool_) else working_set
-        if not (isinstance(working_set, bool) or working_set == "auto"):
-            raise ValueError(f"working_set must be True, False or 'auto'; got {working_set!r}.")
-        self.working_set = working_set
+                 working_set="auto"):  # price a working set of samples (chapter 06): True, False, or 'auto' (n > 50,000)
+        self._set_working_set(working_set)   # `CertifiedMaster`'s check and threshold (`working_set_min_n`), LPBoost's too
         super().__init__(y, q, lp_warm_start, lp_tol, lp_options, form)
-
-    @property
-    def uses_working_set(self) -> bool:
-        return self.working_set is True or (self.working_set == "auto" and self.n > self.working_set_min_n)
 
     def _new_lp(self) -> DenseDualSimplex:
         lp = DenseDualSimplex(self.n, ub=2.0, cost=0.5, mirror=True)

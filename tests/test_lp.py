@@ -728,3 +728,75 @@ def test_remove_rows_matches_linprog_and_returns_the_index_map():
     np.testing.assert_array_equal(arrays["row_lower"], L[keep])
     lp.remove_rows(np.ones(lp.n_rows, dtype=bool))        # a boolean mask: every row
     assert lp.n_rows == 0 and abs(lp.solve().objective - 3 * c.sum()) <= TOL
+
+
+# ----------------------------------------------------------------------------------------------
+# the working-set master (page 06's `use_working_set`, on LPBoost's dual with shrink=True)
+# ----------------------------------------------------------------------------------------------
+def lpboost_working_set_replay(X, y, K):
+    """Fit LPBoost (the full master), then feed its rules one round at a time to a full and a working-set master on
+    the same LP; per round: |optimum_full − optimum_ws|, whether the working-set solution certifies on all n points,
+    and its repairs + fallbacks."""
+    clf = LPBoostClassifier(n_estimators=K, lp_working_set=False).fit(X, y)
+    X = np.asarray(X, dtype=float)
+    y_pm = np.where(np.asarray(y) == clf.classes_[1], 1.0, -1.0)
+    H, D = clf._rule_outputs(X), np.minimum(1.0 / (clf.nu_ * len(y_pm)), 1.0)
+    full, ws = (LPBoostMaster(y_pm, D, working_set=w) for w in (False, True))
+    assert ws.lp.ws is not None and ws.lp.ws_shrink and full.lp.ws is None
+    out = []
+    for j in range(H.shape[1]):
+        for m in (full, ws): m.add_rule(H[:, j])
+        a, b = full.solve(), ws.solve()
+        out.append((abs(a.objective - b.objective), ws.certify(b), ws.repairs + ws.fallbacks))
+    return np.array(out, dtype=float), full, ws
+
+
+@pytest.mark.parametrize("name,K", [("diabetes", 100), ("credit", 100), ("magic", 40)])
+def test_lpboost_working_set_master_has_the_full_masters_optimum_every_round(name, K):
+    "The working-set master (shrink on) reaches the full master's optimum β every round, certified on all n points."
+    X, y = load_dataset(name, missing="impute", return_X_y=True)
+    res, full, ws = lpboost_working_set_replay(X, y, K)
+    assert len(res) >= 10 and res[:, 0].max() <= 1e-7 and res[:, 1].all() and res[:, 2].max() == 0
+    assert full.repairs + full.fallbacks == 0
+    assert ws.lp.ws.size < ws.n and ws.lp.ws_passes > len(res)   # it priced fewer samples; ≥ 1 full pass per solve
+    assert np.any(ws.lp.at_upper[np.setdiff1d(np.arange(ws.n), ws.lp.ws)])   # samples outside W held at their cap
+
+
+def test_lpboost_working_set_without_the_full_pass_is_caught(monkeypatch):
+    "A planted bug — the final pass over all n skipped — leaves violated samples: the replay check sees it."
+    from robust_ref.lp import DenseDualSimplex
+    X, y = load_dataset("diabetes", missing="impute", return_X_y=True)
+    monkeypatch.setattr(DenseDualSimplex, "_ws_add_violated", lambda self: False)
+    res, full, ws = lpboost_working_set_replay(X, y, 30)
+    assert res[:, 2].max() > 0   # solves whose certificate failed on all n points: repaired or sent to HiGHS (counted)
+
+
+def test_lpboost_working_set_auto_is_bit_identical_below_the_threshold():
+    "At 'auto' a fit on fewer than 50,000 rows is the full master's, bit for bit; True takes another path, same optimum."
+    X, y = load_dataset("credit", missing="impute", return_X_y=True)
+    auto, off, on = (LPBoostClassifier(n_estimators=30, lp_working_set=w).fit(X, y) for w in ("auto", False, True))
+    same = lambda a, b: np.array_equal(np.asarray(a).view(np.int64), np.asarray(b).view(np.int64))
+    assert same(auto.decision_function(X), off.decision_function(X)) and same(auto.beta_path_, off.beta_path_)
+    assert auto.lp_iterations_ == off.lp_iterations_
+    assert on.lp_repairs_ + on.lp_fallbacks_ == 0 and abs(on.beta_path_[0] - off.beta_path_[0]) <= 1e-7
+
+
+def test_lpboost_working_set_auto_rule_and_parameter():
+    "'auto' turns the working set on above 50,000 training points only (RMBoost's threshold); the parameter is checked."
+    from robust_ref.experiments.base import without_added_later
+    from robust_ref.rmboost import RMBoostMasterDense
+    assert LPBoostMaster.working_set_min_n == RMBoostMasterDense.working_set_min_n == 50_000   # one constant
+    for n, on in ((50_000, False), (50_001, True)):
+        m = LPBoostMaster(np.where(np.arange(n) % 3 == 0, 1.0, -1.0), 1.0)
+        assert m.uses_working_set is on and (m.lp.ws is not None) is on
+    y2 = np.array([1.0, -1.0])
+    assert LPBoostMaster(y2, 1.0, working_set=np.True_).lp.ws is not None
+    assert LPBoostMaster(y2, 1.0, backend="highs").working_set == "auto"   # 'auto' is no error on HiGHS: it never applies
+    with pytest.raises(ValueError, match="working_set must be"): LPBoostMaster(y2, 1.0, working_set="yes")
+    with pytest.raises(ValueError, match="working_set=True needs backend='dense'"):
+        LPBoostMaster(y2, 1.0, backend="highs", working_set=True)
+    X, y = load_dataset("diabetes", missing="impute", return_X_y=True)
+    with pytest.raises(ValueError, match="lp_working_set"): LPBoostClassifier(lp_working_set="yes").fit(X, y)
+    params = LPBoostClassifier().get_params()
+    assert "lp_working_set" not in without_added_later(LPBoostClassifier, params)       # grid fingerprints unchanged
+    assert without_added_later(LPBoostClassifier, {**params, "lp_working_set": True})["lp_working_set"] is True

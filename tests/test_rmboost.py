@@ -631,7 +631,8 @@ def test_working_set_auto_rule_and_parameter():
     with pytest.raises(ValueError, match="working_set must be"): RMBoostMaster(np.array([1.0, -1.0]), working_set="yes")
     X, y = make_stump_data(60, random_state=0)
     with pytest.raises(ValueError, match="lp_working_set"): RMBoostClassifier(lp_working_set="yes").fit(X, y)
-    with pytest.raises(ValueError, match="mirrored"): DenseDualSimplex(3, mirror=False).use_working_set()
+    with pytest.raises(ValueError, match="perturb=0"): DenseDualSimplex(3, perturb=1e-7).use_working_set()
+    assert DenseDualSimplex(3, mirror=False).use_working_set().ws.size == 0   # one column per sample (LPBoost): allowed
 
 
 def test_int8_rule_storage_gives_the_same_bits_as_float32():

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("heart", "sonar", "haberman")
 NOISE = {"clean": 0.0, "flip20": 0.2}
 # RMBoost and LPBoost variants beyond the registry defaults (RMBoost's: the paper's algorithm) and Table 3: every LP form (the HiGHS ones at 20 rounds:
-# HiGHS takes 5x as long), the working-set master, both stopping modes, both base learners, the pricing options, a fixed ν
+# HiGHS takes 5x as long), the working-set masters, both stopping modes, both base learners, the pricing options, a fixed ν
 VARIANTS = {"rmboost:paper": ("rmboost", dict(mode="paper")), "rmboost:stump": ("rmboost", dict(base_learner="stump")),
             "rmboost:smoothed": ("rmboost", dict(dual="smoothed")),
             "rmboost:smoothed-weighted": ("rmboost", dict(dual="smoothed", resample=False)),   # RMBoostClassifier()'s defaults
@@ -40,7 +40,8 @@ VARIANTS = {"rmboost:paper": ("rmboost", dict(mode="paper")), "rmboost:stump": (
             "rmboost:primal": ("rmboost", dict(lp_form="primal", n_estimators=20)),
             "rmboost:working-set": ("rmboost", dict(lp_working_set=True)),   # the working-set master, forced on at small n
             "rmboost:working-set-weighted": ("rmboost", dict(dual="smoothed", resample=False, lp_working_set=True)),
-            "lpboost:tree": ("lpboost", dict(base_learner="tree")), "lpboost:nu0.1": ("lpboost", dict(nu=0.1))}
+            "lpboost:tree": ("lpboost", dict(base_learner="tree")), "lpboost:nu0.1": ("lpboost", dict(nu=0.1)),
+            "lpboost:working-set": ("lpboost", dict(lp_working_set=True))}   # LPBoost's working-set master, forced on
 
 
 def runtime() -> dict:
