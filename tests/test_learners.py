@@ -161,7 +161,7 @@ def test_stump_pool_and_rule_matrix():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 2))
     pool = stump_pool(X)
-    assert len(pool) == 1198                                   # RMBoost spec's StumpData: T = 1198
+    assert len(pool) == 1198                                   # StumpData: T = 1198 candidate rules
     M = rule_matrix(pool, X)
     assert M.shape == (300, 1198) and set(np.unique(M)) == {-1.0, 1.0}
     assert len({tuple(c) for c in M.T}) == 1198                # all distinct on the data

@@ -116,7 +116,7 @@ def test_alpha_loss_value_matches_definition_1(alpha, v):
     assert abs(AlphaLoss(alpha)(v) - naive) <= 1e-9 * (1 + abs(naive))
 
 def test_alpha_loss_lemma1_closed_forms():
-    # seed 001 eq. (20)-(21) in their exponential form, written independently
+    # Sypherd et al. eq. (20)-(21) in their exponential form, written independently
     z = np.linspace(-8, 8, 161)
     for a in (0.5, 0.77, 1.0, 1.44, 3.0):
         d1 = -np.exp(z) / (1 + np.exp(z)) ** 2 * (1 + np.exp(-z)) ** (1 / a)
@@ -125,7 +125,7 @@ def test_alpha_loss_lemma1_closed_forms():
         np.testing.assert_allclose(AlphaLoss(a).d2(z), d2, rtol=1e-12, atol=1e-15)
 
 def test_gamma_robust_derivatives_closed_form():
-    # seed 004 §2.2: φ' = −aγ2^γ e^{av}/(1+e^{av})^{γ+1}
+    # Li & Bradic, the γ-robust loss's derivative: φ' = −aγ2^γ e^{av}/(1+e^{av})^{γ+1}
     v = np.linspace(-10, 10, 201)
     for g, a in [(1.5, 1.0), (2.0, 1.0), (3.0, 2.0)]:
         ref = -a * g * 2 ** g * np.exp(a * v) / (1 + np.exp(a * v)) ** (g + 1)
@@ -305,7 +305,7 @@ def test_noncalibrated_loss_is_detected():
                                   TwoRobustLoss(), SavageLoss(), GammaRobustLoss(1.5), GammaRobustLoss(3.0, a=2.0),
                                   AlphaLoss(2.0), AlphaLoss(0.3)], ids=repr)
 def test_arch_condition_ii_unique_critical_point(loss):
-    # seed 004 Lemma 1/3: C'_η has exactly one sign change, at the closed-form v*(η) (grid step 1e-3)
+    # Li & Bradic, Lemmas 1 and 3: C'_η has exactly one sign change, at the closed-form v*(η) (grid step 1e-3)
     v = np.arange(-30, 30, 1e-3) if loss.score_range is None else np.arange(-5, 5, 1e-3)
     for eta in (0.05, 0.3, 0.7, 0.95):
         dC = eta * loss.d1(v) - (1 - eta) * loss.d1(-v)

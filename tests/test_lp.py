@@ -168,7 +168,7 @@ def test_degenerate_boosting_master_objective_and_kkt_each_round():
         status, obj, *_ = linprog_solve(c, A, np.full(n, -0.5), np.full(n, 0.5), lo, hi, "min")
         assert abs(res.objective - (obj + 0.5)) <= TOL
         kkt_check(c, A, np.full(n, -0.5), np.full(n, 0.5), lo, hi, "min", res.x, res.row_dual, res.reduced_cost)
-        # RMBoost's reading (spec §3.1): α - β = -row_dual, and R = ½(1 - ‖α - β‖₁)
+        # RMBoost's restricted LP (Mazuelas & Álvarez 2025, the master problem of Algorithm 1): α - β = -row_dual, and R = ½(1 - ‖α - β‖₁)
         assert abs(0.5 * (1 - np.abs(res.row_dual).sum()) - res.objective) <= TOL
 
 

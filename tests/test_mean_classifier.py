@@ -368,7 +368,7 @@ def test_long_servedio_mean_and_hinge():
         assert long_servedio_solution("hinge", s).accuracy == 1.0
     h = long_servedio_solution("hinge", 0.2)
     assert h.accuracy == 0.5 and h.scores[2] < 0
-    # the hinge objective at the LP solution is the closed form 0.575 + 0.85σ (spec §5.2), better than (24, 0)
+    # the hinge objective at the LP solution is the closed form 0.575 + 0.85σ (the Long & Servedio example of van Rooyen et al. 2015, §9), better than (24, 0)
     A = np.array([[1, 0], [1 / 24, 5 / 24], [1 / 24, -1 / 24]]); px = np.array([.25, .25, .5])
     obj = lambda w: np.sum(px * (0.8 * np.maximum(1 - A @ w, 0) + 0.2 * np.maximum(1 + A @ w, 0)))
     assert abs(obj(h.omega) - (0.575 + 0.85 * 0.2)) < 1e-9 and obj(h.omega) < obj(np.array([24.0, 0]))

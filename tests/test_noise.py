@@ -247,7 +247,7 @@ def test_uniform_and_pairwise_transition_closed_forms():
 
 
 def _appendix_j_by_hand(X, y):
-    "Independent, loop-by-loop Appendix J with the row-stochastic correction (robust trees spec §3.7)."
+    "Independent, loop-by-loop Appendix J with the row-stochastic correction (the robust-trees paper's label-noise generation)."
     cls = sorted(set(y.tolist())); K = len(cls)
     D = np.zeros((K, K))
     for i in range(K):

@@ -115,3 +115,22 @@ def test_imports_live_in_cells_of_their_own():
             kinds = {isinstance(s, (ast.Import, ast.ImportFrom)) for s in body}
             if kinds == {True, False}: bad.append(f"{p.name} cell {i}")
     assert not bad, f"split imports into their own cells (python tools/nbtool.py split-imports NB): {bad}"
+
+
+# the working notes' vocabulary, spelled so this file does not match itself
+WORKING_NOTES = ["spec " + "§", "seed " + "00", "shared/" + "papers", "papers/" + "seeds", "the " + "spec's"]
+
+
+def _leaks(text: str) -> list:
+    return [w for w in WORKING_NOTES if w in text]
+
+
+def test_no_working_notes_in_the_sources():
+    "The book's pages are checked in the browser test; the code, tests, benchmarks and tools cite the papers too, never the working notes."
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    src = [f for f in tracked if f.endswith((".py", ".ipynb", ".md", ".toml", ".ini", ".cfg")) and not f.startswith("record/")]
+    assert len(src) > 100, len(src)
+    bad = {f: _leaks((ROOT / f).read_text(encoding="utf-8")) for f in src}
+    bad = {f: w for f, w in bad.items() if w}
+    assert not bad, f"{len(bad)} files cite the working notes instead of the papers: {bad}"
+    assert _leaks("as in spec " + "§3.1") and _leaks("(seed " + "004)") and not _leaks("Mazuelas & Álvarez (2025), §3")

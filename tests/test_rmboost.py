@@ -22,7 +22,7 @@ TOL = 1e-7  # HiGHS's default feasibility tolerance: what both solvers promise
 
 @pytest.fixture(scope="module")
 def small():
-    "StumpData (spec §4) on 80 points, all stumps + constants as a finite rule class."
+    "StumpData on 80 points, all stumps + constants as a finite rule class."
     X, y = make_stump_data(80, random_state=0)
     Phi = rule_matrix(stump_pool(X), X)
     return X, y.astype(float), Phi
@@ -36,7 +36,7 @@ def authors_linprog(Phi, y, lam):
     A = np.vstack([np.hstack([Phi, -Phi]), np.hstack([-Phi, Phi])])
     r = linprog(c, A_ub=A, b_ub=np.full(2 * n, 0.5), bounds=(0, None), method="highs")
     assert r.status == 0
-    alpha, beta = -r.ineqlin.marginals[:n], -r.ineqlin.marginals[n:]   # scipy marginals are ≤ 0 (spec §3.1)
+    alpha, beta = -r.ineqlin.marginals[:n], -r.ineqlin.marginals[n:]   # scipy marginals are ≤ 0 (RMBoost's restricted LP)
     return r.x[:T] - r.x[T:], r.fun + 0.5, alpha - beta
 
 
@@ -103,7 +103,7 @@ def test_round_one_closed_form(small):
     lam = 1 / np.sqrt(80)
     clf = RMBoostClassifier(lam=lam, base_learner="stump", mode="paper", **PAPER_SETTINGS, n_estimators=1).fit(X, y)
     h1 = clf.rules_[0](X)
-    assert abs(clf.risk_path_[1] - (np.mean(h1 != y) + lam / 2)) < 1e-12   # spec §3.2 note 8
+    assert abs(clf.risk_path_[1] - (np.mean(h1 != y) + lam / 2)) < 1e-12   # round 1 in closed form: μ = ½ and R = ε̂(h₁) + λ/2 for a ±1 rule
     assert abs(clf.coef_[0] - 0.5) < 1e-12
 
 
