@@ -52,3 +52,11 @@ def test_the_stand_in_and_the_data():
 def test_a_failing_fit_is_a_row_with_its_error():
     r = measure_in_fresh_process("no_such_method", "higgs_like", 1_000, n_test=100, timeout=300)
     assert r["method"] == "no_such_method" and r["status"].startswith("failed: ")
+
+
+def test_tables_of_a_run_where_nothing_finished_are_empty():
+    "A run whose every fit timed out (LPBoost at 10⁶ rows did) gives empty tables, not a KeyError on the missing column."
+    df = pd.DataFrame([dict(method="lpboost", data="higgs_like", n=1_000_000, status="over 1320 s")])
+    assert scaling_table(df, "cpu_s").empty and scaling_table(df, "peak_mb").empty and scaling_slopes(df).empty
+    done = pd.concat([df, pd.DataFrame([dict(method="lpboost", data="higgs_like", n=1_000, status="ok", cpu_s=0.5)])])
+    assert scaling_table(done, "cpu_s").loc["lpboost", 1_000] == 0.5

@@ -211,4 +211,5 @@ def plot_scaling(df: pd.DataFrame,        # rows of `scaling_run`
 def scaling_table(df: pd.DataFrame, value: str = "cpu_s") -> pd.DataFrame:
     "methods × n table of `value` over the finished fits, methods in the order they were run."
     ok = df[df.status == "ok"]
+    if ok.empty: return pd.DataFrame(index=pd.Index([], name="method"), columns=pd.Index([], name="n"), dtype=float)  # nothing finished
     return ok.pivot(index="method", columns="n", values=value).reindex(list(dict.fromkeys(ok.method)))
