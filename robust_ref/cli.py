@@ -244,6 +244,7 @@ def warm_up(progress=print) -> dict:
             # the large-n paths ('auto' takes them above 50,000 rows): binned trees, RMBoost's working-set master
             "RMBoost (binned trees, working set)": RMBoostClassifier(n_estimators=3, random_state=0, tree_method="hist",
                                                                      lp_working_set=True),
+            "LPBoost (working set)": LPBoostClassifier(n_estimators=3, lp_working_set=True),
             "AdaBoost (binned trees)": AdaBoostClassifier(**tree, tree_method="hist"),
             "robust forest (binned)": RobustForestClassifier(n_estimators=2, random_state=0, tree_method="hist")}
     seconds = {}

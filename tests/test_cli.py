@@ -314,6 +314,7 @@ for est in (RMBoostClassifier(n_estimators=20, random_state=0), RMBoostClassifie
             # what tree_method / lp_working_set = 'auto' take above 50,000 rows
             RMBoostClassifier(n_estimators=20, random_state=0, tree_method="hist", lp_working_set=True),
             RMBoostClassifier(n_estimators=20, random_state=0, tree_method="hist", lp_working_set=True, **PAPER_SETTINGS),
+            LPBoostClassifier(n_estimators=20, lp_working_set=True),
             RobustForestClassifier(n_estimators=3, random_state=0, tree_method="hist"),
             RobustTreeClassifier("ane", random_state=0, tree_method="hist"),
             AdaBoostClassifier(base_learner="tree", n_estimators=5, tree_method="hist")):
