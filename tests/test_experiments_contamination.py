@@ -85,7 +85,7 @@ def test_outlier_share_bad_input():
     with pytest.raises(ValueError, match="its parameters: threshold"): _small(metrics={"outlier_share": {"thresh": 0.5}})
     with pytest.raises(TypeError, match="metrics must be"): _small(metrics=3)
     assert set(METRICS) == {"outlier_share", "coef_mse", "coef_mse_to_clean_fit", "sensitivity", "support_fraction",
-                            "column_generation", "pricing_oracle", "refit_stability"}
+                            "column_generation", "pricing_oracle", "refit_stability", "risk_path"}
 
 
 def test_metrics_change_neither_keys_ids_nor_seeds_nor_errors():
