@@ -848,6 +848,7 @@ def _ws_add_entering(self: DenseDualSimplex) -> bool:
     self.ws = np.union1d(self.ws, new)
     return True
 
+# %% ../nbs/06_lp.ipynb #ws000004s
 @patch
 def _solve_working_set(self: DenseDualSimplex):
     "`solve` with a working set: pivots on W; at W's optimum a full pass either finds no violated sample or grows W."
