@@ -9,16 +9,16 @@ import math
 
 import numpy as np
 from fastcore.basics import patch
-from scipy.optimize import least_squares
 from scipy.special import erf, erfcinv
 
 from .boosting import BoostingClassifier, BoostingStrategy, EDGE_TOL, boosting_constraints, TREE_INERT
 from .core import Interval, fixed_dot, fixed_exp, fixed_sum
 from .losses import check_real, normalised_exp
 
+
 # %% auto #0
-__all__ = ['C_RANGE', 'EPS_RANGE', 'THETA_RANGE', 'SIGMA_RANGE', 'brownboost_c', 'BrownBoost', 'robustboost_rho', 'RobustBoost',
-           'BrownBoostClassifier', 'RobustBoostClassifier']
+__all__ = ['C_RANGE', 'EPS_RANGE', 'THETA_RANGE', 'SIGMA_RANGE', 'box_dogleg', 'brownboost_c', 'BrownBoost', 'robustboost_rho',
+           'RobustBoost', 'BrownBoostClassifier', 'RobustBoostClassifier']
 
 # %% ../nbs/61_brownboost.ipynb #6d0b9980
 C_RANGE = Interval("real", 0, None, closed="neither")           # BrownBoost's time budget c
@@ -38,12 +38,79 @@ class _PotentialBoost(BoostingStrategy):
         return normalised_exp(self.log_w0 + self._log_weight(F))   # None (every weight underflowed): the engine stops
 
     def _solve(self, fun, jac, x0, lower, upper) -> np.ndarray:
-        "Bounded least squares for the round's two equations (analytic Jacobian); records the residual."
+        "The round's two equations by `box_dogleg` from an interior start; records the residual."
         x0 = np.clip(x0, lower + 1e-12 * (upper - lower), upper - 1e-12 * (upper - lower))
-        with np.errstate(invalid="ignore", divide="ignore"):   # trf's scaling divides by 0 at a degenerate box
-            res = least_squares(fun, x0, jac=jac, bounds=(lower, upper), xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=200)
-        self.residuals.append(float(np.max(np.abs(res.fun))))
-        return res.x
+        x, residual = box_dogleg(fun, jac, x0, lower, upper)
+        self.residuals.append(residual)
+        return x
+
+
+# %% ../nbs/61_brownboost.ipynb #bd5f01a2
+def _dogleg_step(f, g, J, free, radius):
+    "The dogleg step on the free unknowns (a fixed one held at its bound): Gauss–Newton if it fits in the radius, else toward it from the Cauchy point."
+    a, b, c, d = J
+    if not free[0]: a = c = 0.0; g = [0.0, g[1]]        # a fixed unknown drops out of the model
+    if not free[1]: b = d = 0.0; g = [g[0], 0.0]
+    gg = g[0] * g[0] + g[1] * g[1]
+    if not gg > 0: return None
+    Jg = [a * g[0] + b * g[1], c * g[0] + d * g[1]]
+    q = Jg[0] * Jg[0] + Jg[1] * Jg[1]
+    norm = lambda p: math.sqrt(p[0] * p[0] + p[1] * p[1])
+    if not q > 0: return [-radius * g[0] / math.sqrt(gg), -radius * g[1] / math.sqrt(gg)]
+    sd = [-gg / q * g[0], -gg / q * g[1]]                # the Cauchy point: the model's minimum along −g
+    det = a * d - b * c
+    if free[0] and free[1] and det != 0:
+        gn = [-(d * f[0] - b * f[1]) / det, -(a * f[1] - c * f[0]) / det]   # J⁻¹f by Cramer's rule
+    elif free[0] != free[1]:
+        gn = sd                                          # one unknown: the Cauchy point is the Gauss–Newton step
+    else: gn = None
+    if gn is not None and norm(gn) <= radius: return gn
+    if norm(sd) >= radius: return [radius * sd[0] / norm(sd), radius * sd[1] / norm(sd)]
+    if gn is None: return sd
+    u = [gn[0] - sd[0], gn[1] - sd[1]]                   # the dogleg's second leg meets the radius at τ ∈ (0, 1)
+    A, B, C = u[0] * u[0] + u[1] * u[1], 2 * (sd[0] * u[0] + sd[1] * u[1]), sd[0] * sd[0] + sd[1] * sd[1] - radius * radius
+    tau = (-B + math.sqrt(B * B - 4 * A * C)) / (2 * A)
+    return [sd[0] + tau * u[0], sd[1] + tau * u[1]]
+
+
+# %% ../nbs/61_brownboost.ipynb #bd5f01a3
+def box_dogleg(fun,            # x ↦ the two residuals f(x) (a length-2 sequence)
+               jac,            # x ↦ the 2×2 Jacobian ∂f_i/∂x_j
+               x0,             # the start, inside the box
+               lower, upper,   # the box lower ≤ x ≤ upper
+               ftol: float = 1e-15,  # stop once max|f| ≤ ftol
+               max_nfev: int = 200,  # cap on evaluations of `fun`
+              ) -> tuple[np.ndarray, float]:
+    "Bounded least squares for two equations in two unknowns by a projected dogleg trust region, in scalar arithmetic (no LAPACK); returns (x, max|f(x)|)."
+    lo, hi = [float(v) for v in lower], [float(v) for v in upper]
+    x = [min(max(float(v), l), u) for v, l, u in zip(x0, lo, hi)]
+    f = [float(v) for v in fun(np.array(x))]
+    cost, nfev = f[0] * f[0] + f[1] * f[1], 1
+    radius = math.sqrt(x[0] * x[0] + x[1] * x[1]) or 1.0                                         # the first steps stay near the start
+    while nfev < max_nfev and max(abs(f[0]), abs(f[1])) > ftol:
+        J = [float(v) for row in jac(np.array(x)) for v in row]             # a, b, c, d of [[a, b], [c, d]]
+        g = [J[0] * f[0] + J[2] * f[1], J[1] * f[0] + J[3] * f[1]]          # ∇½‖f‖² = Jᵀf
+        free = [not ((x[i] <= lo[i] and g[i] > 0) or (x[i] >= hi[i] and g[i] < 0)) for i in (0, 1)]
+        if not (free[0] or free[1]): break                                  # a corner that satisfies the KKT conditions
+        while nfev < max_nfev:
+            p = _dogleg_step(f, g, J, free, radius)
+            if p is None: break
+            xn = [min(max(x[i] + p[i], lo[i]), hi[i]) for i in (0, 1)]
+            if xn == x: p = None; break                                     # no representable progress
+            p = [xn[0] - x[0], xn[1] - x[1]]
+            fn = [float(v) for v in fun(np.array(xn))]; nfev += 1
+            cn = fn[0] * fn[0] + fn[1] * fn[1]
+            lin = [f[0] + J[0] * p[0] + J[1] * p[1], f[1] + J[2] * p[0] + J[3] * p[1]]
+            predicted, actual = cost - (lin[0] * lin[0] + lin[1] * lin[1]), cost - cn
+            ratio = actual / predicted if predicted > 0 else (1.0 if actual > 0 else -1.0)
+            size = math.sqrt(p[0] * p[0] + p[1] * p[1])
+            if ratio < 0.25: radius = 0.25 * size
+            elif ratio > 0.75 and size >= 0.99 * radius: radius = 2 * radius
+            if actual > 0: x, f, cost = xn, fn, cn; break
+            if radius < 1e-300: p = None; break
+        if p is None: break
+    return np.array(x), max(abs(f[0]), abs(f[1]))
+
 
 # %% ../nbs/61_brownboost.ipynb #b899808e
 def brownboost_c(error_goal: float, # target training error ε ∈ (0, 1)
@@ -84,7 +151,7 @@ def step(self: BrownBoost, F, w, h) -> tuple[float, str]:
                          [2 * fixed_dot(g0, m) / (math.sqrt(math.pi) * rc * n), -2 * fixed_sum(g0) / (math.sqrt(math.pi) * rc * n)]])
     a, t = self._solve(fun, jac, np.array([min(0.1, s), min(0.01, s / 2)]), np.array([0.0, 0.0]),
                        np.array([max(10 * rc, 1.0), s]))
-    if not (a > 0 and t > 0): return 0.0, "useless"
+    if not (a > 0 and t >= 0): return 0.0, "useless"            # t = 0: a round on the box's edge
     self.s = s - t; self.times.append(float(t))
     if self.s <= 1e-6 * c: self.finished = "time_exhausted"; return self.lr * a, "perfect"
     return self.lr * a, "ok"
@@ -167,7 +234,7 @@ def step(self: RobustBoost, F, w, h) -> tuple[float, str]:
     hi_t = (1 - t) * (1 - 1e-9)
     dm, dt = self._solve(fun, jac, np.array([min(0.01, math.exp(-t)), min(hi_t / 2, 0.01)]),
                          np.array([0.0, 0.0]), np.array([math.exp(-t), hi_t]))
-    if not (dm > 0 and dt > 0): return 0.0, "useless"
+    if not (dm > 0 and dt >= 0): return 0.0, "useless"          # Δt = 0: a round on the box's edge (the clock stands still)
     self.t = t + dt; self.times.append(self.t); self._dm.append(dm)
     alpha = dm * math.exp(self.t)                    # F = Σ Δm_k e^{t_k} h_k  ⇒  s = e^{−t} y F
     if self.t >= 1 - 1e-6: self.finished = "time_exhausted"; return alpha, "perfect"
@@ -179,6 +246,7 @@ def step(self: RobustBoost, F, w, h) -> tuple[float, str]:
 # %% ../nbs/61_brownboost.ipynb #4348a495
 class _ClockBoostClassifier(BoostingClassifier):
     "Shared fit bookkeeping (the engine's `_after_fit` hook): the real stop reason, the clock and the solver residuals."
+    _exact_across_platforms = True   # weights, edges and the round solver in a fixed order of operations: the same bits everywhere
     def _after_fit(self, s):
         if s.finished is not None and self.stop_reason_ == "perfect": self.stop_reason_ = s.finished
         self.solver_residuals_ = np.array(s.residuals[:self.n_estimators_])

@@ -8,17 +8,18 @@ fits every estimator of the book — every registry method robust_ref implements
 Table 3, RMBoost/LPBoost variants — on three bundled datasets, clean and with 20% uniform label noise, and saves the
 test-set outputs bit for bit. Each worker checks that its configuration took (threadpoolctl's OpenBLAS architecture,
 numpy's disabled features) and fails loudly if not. Against the host's outputs:
-- estimators declaring `_exact_across_platforms` (RMBoost and LPBoost, every variant; AdaBoost, Real AdaBoost, LogitBoost
-  and GentleBoost, with stumps and with Table 3's trees) give bit-identical decision values;
+- estimators declaring `_exact_across_platforms` (RMBoost and LPBoost, every variant; AdaBoost, Real AdaBoost, LogitBoost,
+  GentleBoost, BrownBoost and RobustBoost, with stumps and with Table 3's trees) give bit-identical decision values;
 - every estimator gives the same predictions;
 - every other decision value (predict_proba where there is none) agrees within 1e-9 relative: |a − b| ≤ 1e-9·max(1, |a|).
 numba's target CPU is not varied: `@njit` code without fastmath keeps its order of operations, and NUMBA_CPU_NAME=generic
 gave the host's bits for every output here (measured once); as a configuration it would recompile all the book's numba
 code (~2 min of CPU per run, no cache on a fresh checkout). The workers run with host-target numba code.
 The boosters with ≤ 11-leaf trees at Table 3's settings and RobustBoost used to change their predictions here (numpy's
-AVX-512 exp/log, BLAS dot products of the weights, LAPACK in RobustBoost's and BrownBoost's solver): one bit of a weight
-moved a tree split. The boosting engine's weights, edges and steps now use the fixed-order kernels of robust_ref.core;
-BrownBoost and RobustBoost still solve their 2×2 equations with scipy's least_squares (LAPACK): KNOWN_CPU_DEPENDENT.
+AVX-512 exp/log, BLAS dot products of the weights, LAPACK in RobustBoost's and BrownBoost's solver, scipy's
+least_squares): one bit of a weight moved a tree split. The boosting engine's weights, edges and steps now use the
+fixed-order kernels of robust_ref.core, and BrownBoost and RobustBoost solve their 2×2 equations in scalar arithmetic
+(`box_dogleg`, chapter 61).
 """
 import json
 import os
@@ -107,13 +108,6 @@ def table(rows: list[dict]) -> str:
     return "\n".join([head, *lines])
 
 
-# Measured to depend on the CPU configuration (Xeon with AVX-512): scipy's least_squares (trf: LAPACK SVD, BLAS norms)
-# solves each round's two equations, and with the equations themselves in a fixed order it still returns other last bits
-# under another OpenBLAS kernel or numpy's SIMD capped; a bit of a coefficient moves a tree split some rounds later.
-# Their check is a strict xfail: it fails as an XPASS (and this set must shrink) once their solver is fixed-order too.
-KNOWN_CPU_DEPENDENT = {"table3:RobustBoost", "table3:BrownBoost", "robustboost"}
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     "The configurations, and each one's runtime report and outputs (the host's first)."
@@ -127,15 +121,14 @@ def runs(tmp_path_factory):
         return configs, {"host": host.result()} | {c: f.result() for c, f in rest.items()}
 
 
-def check(configs: dict, runs: dict, keep) -> None:
-    "Assert the rules on the estimators that `keep(method)` selects, with a table of every failing cell."
+def check(configs: dict, runs: dict) -> None:
+    "Assert the rules on every estimator, with a table of every failing cell."
     ref_rt, ref = runs["host"]
     exact = set(ref_rt["exact"])
-    fixed = {"rmboost", "lpboost", "adaboost", "real_adaboost", "logitboost", "gentleboost"}
+    fixed = {"rmboost", "lpboost", "adaboost", "real_adaboost", "logitboost", "gentleboost", "brownboost", "robustboost"}
     assert fixed <= exact, f"{sorted(fixed - exact)} no longer declare _exact_across_platforms: {sorted(exact)}"
-    rows = [r | dict(config=name) for name, (rt, out) in list(runs.items())[1:] for r in compare(ref, out, exact)
-            if keep(r["method"])]
-    assert rows, "no estimator selected"
+    rows = [r | dict(config=name) for name, (rt, out) in list(runs.items())[1:] for r in compare(ref, out, exact)]
+    assert rows, "no estimator compared"
     bad = sorted((r for r in rows if failed(r)), key=lambda r: (r["method"], r["config"], r["dataset"], r["noise"]))
     assert not bad, (
         f"outputs depend on the CPU configuration (reference: host; bit-identity required of {sorted(exact)}; "
@@ -145,9 +138,4 @@ def check(configs: dict, runs: dict, keep) -> None:
 
 
 def test_results_do_not_depend_on_the_cpu(runs):
-    check(*runs, lambda m: m not in KNOWN_CPU_DEPENDENT)
-
-
-@pytest.mark.xfail(strict=True, reason="measured: BrownBoost's and RobustBoost's solver (scipy least_squares) depends on LAPACK (KNOWN_CPU_DEPENDENT)")
-def test_the_known_cpu_dependent_estimators(runs):
-    check(*runs, lambda m: m in KNOWN_CPU_DEPENDENT)
+    check(*runs)
