@@ -336,8 +336,8 @@ def capture_rows(log):
 def lpboost_on_highs():
     "Every `LPBoostMaster` made inside the block solves on HiGHS (the classifier does not expose the back end)."
     init = LPBoostMaster.__init__
-    saved = init.__defaults__                  # (options, backend, tol)
-    init.__defaults__ = (saved[0], "highs", saved[2])
+    saved = init.__defaults__                  # (options, backend, tol, working_set)
+    init.__defaults__ = (saved[0], "highs", *saved[2:])
     try: yield
     finally: init.__defaults__ = saved
 
