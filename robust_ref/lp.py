@@ -151,7 +151,7 @@ class LPBoostMaster(CertifiedMaster):
         lp = DenseDualSimplex(n + 1, ub=np.r_[self.D, 2.0], lb=np.r_[np.zeros(n), -2.0],
                               cost=np.r_[np.zeros(n), 1.0], mirror=False)
         # most u_i end at a bound, many at their cap: each solve starts W from the basic samples (shrink)
-        if self.uses_working_set: lp.use_working_set(shrink=True)
+        if self.uses_working_set: lp.use_working_set(shrink=True, flip=True)
         lp.add_rows(np.r_[np.ones(n), 0.0], 1.0, 1.0)
         return lp
 

@@ -425,7 +425,7 @@ class _RowBuffer:
 _OPTIMAL, _BUDGET_USED, _NO_ENTERING = 0, 1, 2   # what `_dual_simplex_pivots` returns as its status
 
 @njit(cache=True, error_model="numpy")   # float semantics as in numpy: a breakdown gives inf/NaN, which the certificate rejects
-def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget):
+def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, tol, budget, flip=False):
     "Up to `budget` dual simplex pivots, in place, on `BT` = (B⁻¹)ᵀ held by rows; returns `(pivots, status)`."
     # Variables 0..m−1 have columns +Vt[:, j]; if N = 2m, variables m..2m−1 have −Vt[:, j − m]; N + r is row r's
     # slack (column −e_r). Every sum runs in index order (see "Arithmetic that every processor does the same way");
@@ -486,9 +486,16 @@ def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, to
             k_ += 1
             harris = min(harris, h)
         if k_ == 0: return p, _NO_ENTERING
+        first = _pass_breakpoints(Vt, N, BT, cand, cand_ratio, cand_abs, k_, s * (zB[r] - bound_r), at_upper, lb, hb,
+                                  zB, vq, col) if flip else 0
+        if first > 0:                    # Harris pass 1 again, over the candidates left to enter
+            harris = np.inf
+            for k in range(first, k_):
+                j = cand[k]
+                harris = min(harris, (d[j] - tol) / -cand_abs[k] if at_upper[j] else (d[j] + tol) / cand_abs[k])
         # pass 2: among the ratios within that step, the largest |pivot|; the first column on a tie
         q, big, ratio_q = -1, -1.0, 0.0
-        for k in range(k_):
+        for k in range(first, k_):
             if cand_ratio[k] <= harris and cand_abs[k] > big:
                 q, big, ratio_q = cand[k], cand_abs[k], cand_ratio[k]
         if q < 0: return p, _NO_ENTERING
@@ -523,6 +530,38 @@ def _dual_simplex_pivots(Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, to
                 for i in range(t): BT[k, i] -= col[i] * rk
             BT[k, r] = rk
     return budget, _BUDGET_USED   # not reached: the last pass returns above
+
+# %% ../nbs/06_lp.ipynb #bfrt0001
+@njit(cache=True, error_model="numpy")
+def _pass_breakpoints(Vt, N, BT, cand, cand_ratio, cand_abs, k_, slope, at_upper, lb, hb, zB, v, w) -> int:
+    """The bound-flipping ratio test: sort the ratio test's candidates by ratio (then index: they arrive in index order
+    and the sort is stable), and pass them while the dual objective still rises — its slope starts at the leaving row's
+    infeasibility and drops by |pivot| × (upper − lower) at each. A passed column moves to its other bound, and the
+    basic values follow (zB −= B⁻¹ Σ Δx_j a_j). Returns how many were passed, now `cand[:n]`; the last stays to enter."""
+    t, m = Vt.shape
+    order = np.argsort(cand_ratio[:k_], kind="mergesort")
+    cand[:k_], cand_ratio[:k_], cand_abs[:k_] = cand[:k_][order], cand_ratio[:k_][order], cand_abs[:k_][order]
+    n = 0
+    while n < k_ - 1:
+        j = cand[n]
+        drop = cand_abs[n] * (hb[j] - lb[j])         # inf for a row without an upper side: it cannot be passed
+        if not slope - drop > 0: break
+        slope -= drop; n += 1
+    if n == 0: return 0
+    v[:] = 0.0                                       # v = Σ Δx_j a_j over the passed columns, in the sorted order
+    for h in range(n):
+        j = cand[h]
+        dx = lb[j] - hb[j] if at_upper[j] else hb[j] - lb[j]
+        if j < N:
+            a = dx if j < m else -dx
+            for k in range(t): v[k] += a * Vt[k, j % m]
+        else: v[j - N] -= dx                         # row j − N's slack has column −e
+        at_upper[j] = not at_upper[j]
+    w[:] = 0.0
+    _accumulate(w, v, BT)                            # B⁻¹v, in index order
+    for i in range(t): zB[i] -= w[i]
+    return n
+
 
 # %% ../nbs/06_lp.ipynb #214f6f78
 class DenseDualSimplex:
@@ -758,11 +797,13 @@ def _leaving_row(BT, basic, lb, hb, zB, tol):
 DenseDualSimplex.ws_add = 256   # with a working set W (sorted sample indices, `ws`): at most this many join W per full pass
 DenseDualSimplex.ws_passes = 0  # full passes over all n samples (one product with V each)
 DenseDualSimplex.ws_shrink = False  # each solve starts from W = the samples with a basic column (the others stay at their bound)
+DenseDualSimplex.ws_flip = False    # the ratio test passes breakpoints, flipping columns between their bounds (`_pass_breakpoints`)
 
 @patch
 def use_working_set(self: DenseDualSimplex,
                     add: int = 256,        # samples a full pass may add to W
-                    shrink: bool = False): # each solve starts from the samples with a basic column (LPBoost's master)
+                    shrink: bool = False,  # each solve starts from the samples with a basic column (LPBoost's master)
+                    flip: bool = False):   # bound-flipping ratio test: many boxed columns cross to their other bound in one pivot
     """Price and ratio-test only the samples in a working set W; a full pass over all n grows W until none is violated.
     A sample is one entry of a row: its column (LPBoost's u_i, or β), or its pair of mirrored columns (RMBoost's α_i, β_i)."""
     if self.perturb > 0 or np.any(self.cost < 0):
@@ -771,9 +812,11 @@ def use_working_set(self: DenseDualSimplex,
                          "perturb=0 and costs ≥ 0, or leave the working set off.")
     if isinstance(add, bool) or not isinstance(add, numbers.Integral) or add < 1:
         raise ValueError(f"add must be a positive integer; got {add!r}.")
-    if not isinstance(shrink, (bool, np.bool_)): raise ValueError(f"shrink must be True or False; got {shrink!r}.")
+    for k, v in dict(shrink=shrink, flip=flip).items():
+        if not isinstance(v, (bool, np.bool_)): raise ValueError(f"{k} must be True or False; got {v!r}.")
     live = self.is_basic[:self.N] | self.at_upper[:self.N]   # W holds every sample with a column off its lower bound
     self.ws, self.ws_add, self.ws_shrink = np.unique(np.flatnonzero(live) % self.n), int(add), bool(shrink)
+    self.ws_flip = bool(flip)
     return self
 
 @patch
@@ -787,7 +830,7 @@ def _ws_pivots(self: DenseDualSimplex, budget: int):
     if np.any(basic < 0): raise LPSolveError("working set", "a basic column lies outside the working set")
     is_basic, at_upper, d = self.is_basic[var], self.at_upper[var], self.d[var]
     done, status = _dual_simplex_pivots(np.ascontiguousarray(self._Vt[:, W]), cols.size, self.Binv.T, basic, is_basic,
-                                        at_upper, self.lb[var], self.hb[var], self.zB, d, self.tol, budget)
+                                        at_upper, self.lb[var], self.hb[var], self.zB, d, self.tol, budget, self.ws_flip)
     self.basic = var[basic]
     self.is_basic[var], self.at_upper[var], self.d[var] = is_basic, at_upper, d
     return done, status
