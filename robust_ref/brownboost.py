@@ -82,7 +82,12 @@ def box_dogleg(fun,            # x ↦ the two residuals f(x) (a length-2 sequen
                max_nfev: int = 200,  # cap on evaluations of `fun`
               ) -> tuple[np.ndarray, float]:
     "Bounded least squares for two equations in two unknowns by a projected dogleg trust region, in scalar arithmetic (no LAPACK); returns (x, max|f(x)|)."
-    lo, hi = [float(v) for v in lower], [float(v) for v in upper]
+    lo, hi = [float(v) for v in np.ravel(lower)], [float(v) for v in np.ravel(upper)]
+    if len(lo) != 2 or len(hi) != 2 or np.size(x0) != 2:
+        raise ValueError(f"box_dogleg solves two equations in two unknowns: x0, lower and upper need 2 entries each; "
+                         f"got {np.size(x0)}, {len(lo)}, {len(hi)}.")
+    if not all(math.isfinite(l) and math.isfinite(u) and l <= u for l, u in zip(lo, hi)):
+        raise ValueError(f"the box needs finite bounds with lower ≤ upper; got lower={lo}, upper={hi}.")
     x = [min(max(float(v), l), u) for v, l, u in zip(x0, lo, hi)]
     f = [float(v) for v in fun(np.array(x))]
     cost, nfev = f[0] * f[0] + f[1] * f[1], 1

@@ -265,3 +265,10 @@ def test_a_round_on_the_box_edge_is_kept(data, point, status, monkeypatch):
     alpha, got = rb.step(np.zeros(60), rb.weights(np.zeros(60)), h)
     assert got == status and rb.t == (0.0 if status == "useless" else point[1])
     assert alpha == (0.0 if status == "useless" else pytest.approx(point[0] * math.exp(point[1]), rel=1e-15))
+
+
+@pytest.mark.parametrize("x0,lo,hi,match", [([0.1, 0.1, 0.1], [0, 0], [1, 1], "2 entries each"),
+                                           ([0.1, 0.1], [0, 0], [1, np.inf], "finite bounds"),
+                                           ([0.1, 0.1], [0, 2], [1, 1], "lower ≤ upper")])
+def test_box_dogleg_bad_input(x0, lo, hi, match):
+    with pytest.raises(ValueError, match=match): box_dogleg(_toy, _toy_jac, x0, lo, hi)
