@@ -78,10 +78,19 @@ def _reset_peak() -> bool:
         return True
     except OSError: return False
 
+def _best_cpu_seconds(f, repeats: int = 3, budget: float = 5.0):
+    "f()'s result and its fewest CPU seconds over up to `repeats` calls, stopping once `budget` seconds are spent."
+    best, spent = np.inf, 0.0
+    for _ in range(repeats):
+        c = time.process_time(); out = f(); took = time.process_time() - c
+        best, spent = min(best, took), spent + took
+        if spent >= budget: break
+    return out, best
+
 def measure_fit(method: str, data: str, n: int, seed: int = 0, params: dict | None = None, n_test: int = N_TEST) -> dict:
-    "One fit in this process: CPU and wall seconds, peak memory it added (MB), test error, CPU seconds of the prediction."
+    "One fit in this process: CPU and wall seconds, peak memory it added (MB), test error, CPU seconds of the prediction (best of ≤ 3)."
     X, y, Xt, yt = scaling_data(data, n, seed, n_test)
-    scaling_model(method, seed, params).fit(X[:1000], y[:1000])       # loads (or compiles) the numba kernels: untimed
+    scaling_model(method, seed, params).fit(X[:1000], y[:1000]).predict(Xt[:100])   # loads (or compiles) the kernels: untimed
     model = scaling_model(method, seed, params)
     exact = _reset_peak()
     base = _memory_kb("VmRSS") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -90,10 +99,9 @@ def measure_fit(method: str, data: str, n: int, seed: int = 0, params: dict | No
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     peak = _memory_kb("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     unit = 2**20 if sys.platform == "darwin" and not exact else 2**10   # ru_maxrss: bytes on macOS, kB on Linux
-    c1 = time.process_time()
-    err = float(np.mean(model.predict(Xt) != yt))
+    pred, predict_cpu = _best_cpu_seconds(lambda: model.predict(Xt))
     return dict(method=method, data=data, n=int(n), cpu_s=cpu, wall_s=wall, peak_mb=max(peak - base, 0) / unit,
-                peak_method="VmHWM" if exact else "ru_maxrss", test_error=err, predict_cpu_s=time.process_time() - c1)
+                peak_method="VmHWM" if exact else "ru_maxrss", test_error=float(np.mean(pred != yt)), predict_cpu_s=predict_cpu)
 
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
 _CHILD = ("import json, sys; from robust_ref.experiments.scaling import measure_fit; "
