@@ -60,3 +60,16 @@ def test_tables_of_a_run_where_nothing_finished_are_empty():
     assert scaling_table(df, "cpu_s").empty and scaling_table(df, "peak_mb").empty and scaling_slopes(df).empty
     done = pd.concat([df, pd.DataFrame([dict(method="lpboost", data="higgs_like", n=1_000, status="ok", cpu_s=0.5)])])
     assert scaling_table(done, "cpu_s").loc["lpboost", 1_000] == 0.5
+
+
+def test_the_prediction_time_is_the_best_of_up_to_three_within_the_budget(monkeypatch):
+    "The fewest CPU seconds over the calls made; a call that takes the whole budget is the only one."
+    import robust_ref.experiments.scaling as sc
+    clock = iter([0.0, 0.5, 1.0, 1.2, 2.0, 2.9])          # three calls taking 0.5, 0.2 and 0.9 s
+    monkeypatch.setattr(sc.time, "process_time", lambda: next(clock))
+    calls = []
+    out, best, n = sc._best_cpu_seconds(lambda: calls.append(1) or len(calls))
+    assert (out, best, n, len(calls)) == (3, pytest.approx(0.2), 3, 3)
+    clock = iter([0.0, 6.0])                               # one call over the 5 s budget: no second one
+    calls.clear()
+    assert sc._best_cpu_seconds(lambda: calls.append(1) or len(calls))[1:] == (6.0, 1) and len(calls) == 1

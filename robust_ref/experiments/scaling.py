@@ -79,13 +79,13 @@ def _reset_peak() -> bool:
     except OSError: return False
 
 def _best_cpu_seconds(f, repeats: int = 3, budget: float = 5.0):
-    "f()'s result and its fewest CPU seconds over up to `repeats` calls, stopping once `budget` seconds are spent."
+    "f()'s result, its fewest CPU seconds over up to `repeats` calls (stopping once `budget` seconds are spent), the calls."
     best, spent = np.inf, 0.0
-    for _ in range(repeats):
+    for calls in range(1, repeats + 1):
         c = time.process_time(); out = f(); took = time.process_time() - c
         best, spent = min(best, took), spent + took
         if spent >= budget: break
-    return out, best
+    return out, best, calls
 
 def measure_fit(method: str, data: str, n: int, seed: int = 0, params: dict | None = None, n_test: int = N_TEST) -> dict:
     "One fit in this process: CPU and wall seconds, peak memory it added (MB), test error, CPU seconds of the prediction (best of ≤ 3)."
@@ -99,9 +99,10 @@ def measure_fit(method: str, data: str, n: int, seed: int = 0, params: dict | No
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     peak = _memory_kb("VmHWM") if exact else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     unit = 2**20 if sys.platform == "darwin" and not exact else 2**10   # ru_maxrss: bytes on macOS, kB on Linux
-    pred, predict_cpu = _best_cpu_seconds(lambda: model.predict(Xt))
+    pred, predict_cpu, timings = _best_cpu_seconds(lambda: model.predict(Xt))
     return dict(method=method, data=data, n=int(n), cpu_s=cpu, wall_s=wall, peak_mb=max(peak - base, 0) / unit,
-                peak_method="VmHWM" if exact else "ru_maxrss", test_error=float(np.mean(pred != yt)), predict_cpu_s=predict_cpu)
+                peak_method="VmHWM" if exact else "ru_maxrss", test_error=float(np.mean(pred != yt)), predict_cpu_s=predict_cpu,
+                predict_timings=timings)
 
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
 _CHILD = ("import json, sys; from robust_ref.experiments.scaling import measure_fit; "
