@@ -47,9 +47,14 @@ pivot, the rows t, the basic structural columns s and the columns a pruned prici
 then the rank-1 update) and the pivot row B^-1_r A over t x n. The floor is their sum over the path's pivots, with the
 t x t inverse the solver keeps and with an inverse of only its s x s structural core (a solver that factorises less
 cannot do less), against the learner's seconds in the same fit: LP <= learner needs the floor below it, before any
-pricing, ratio test, certificate or Python is paid for.
+pricing, ratio test, certificate or Python is paid for. Then the profile: one more fit of each under cProfile, its LP
+seconds split into the compiled pivots, the refactorisations, the certificates, adding the round's rows and the Python
+around them, beside what the compiled pivots' work should cost at the unit costs measured above (the full pivot row,
+the two passes over the t x t inverse, and the dual steepest-edge weights' pass over it where the pivot takes one).
 """
 import argparse
+import cProfile
+import pstats
 import time
 from contextlib import contextmanager
 
@@ -216,7 +221,8 @@ def one_pivot_at_a_time(log):
 def replay(master, H, y, nu, perturb=0.0, log=None, sizes=None, pricing=None):
     """A fresh dense master fed the columns of H one per round; returns (seconds, pivots per round, objectives).
     `sizes`, a list, gets (rows, basic structural columns) of the LP after each round; `pricing`, a list, gets per
-    pivot the fraction of columns a pruned pricing must evaluate and the basic structural columns (`pruned_pricing`)."""
+    pivot the fraction of columns a pruned pricing must evaluate, the basic structural columns, the rows and whether
+    the steepest-edge weights took a whole pass over B⁻¹ (`pruned_pricing`)."""
     n = len(y)
     with perturbation(perturb):
         m = LPBoostMaster(y, np.full(n, 1 / (nu * n))) if master == "lpboost" else RMBoostMaster(y)
@@ -299,7 +305,8 @@ def pruned_pricing(log):
     """Log, per pivot, the fraction of structural columns that a pricing skipping provably ineligible columns must
     still evaluate, and the basic structural columns before the pivot. |B⁻¹_r a_j| ≤ ‖B⁻¹_r‖₁ max_k |A_kj|, so a
     column with |d_j| > H ‖B⁻¹_r‖₁ max_k |A_kj| can neither enter nor lower the Harris bound H; the count uses the
-    pivot's true H, so any real pricing (which must first estimate H) evaluates at least these."""
+    pivot's true H, so any real pricing (which must first estimate H) evaluates at least these. Also logged: the rows
+    t, and whether the pivot's steepest-edge weights cost a whole pass over B⁻¹ (8 × infeasible rows ≥ t)."""
     def observe(args):
         Vt, N, BT, basic, is_basic, at_upper, lb, hb, zB, d, tol, _ = args
         Binv, (t, m) = BT.T, Vt.shape        # the pivots hold B^-1 transposed (row by row)
@@ -316,9 +323,28 @@ def pruned_pricing(log):
             H = np.min(np.where(ok, (d + np.where(at_upper, -tol, tol)) / a, np.inf))
         cmax = np.tile(np.abs(Vt).max(axis=0), N // m)
         need = movable[:N] & (np.abs(d[:N]) <= H * np.abs(Binv[r]).sum() * cmax)
-        log.append((need.sum() / N, int((basic < N).sum())))
+        log.append((need.sum() / N, int((basic < N).sum()), t, 8 * int((infeas > tol).sum()) >= t))
         return None
     return pivot_by_pivot(observe)
+
+
+_LP_PARTS = {  # where a fit's LP seconds go, by the functions cProfile sees (the compiled kernels appear by name)
+    "pivots (compiled)": ("tottime", ("_dual_simplex_pivots", "_pass_breakpoints", "_leaving_row")),
+    "refactorisation": ("cumtime", ("_refactor",)),
+    "certificate": ("cumtime", ("certify",)),
+    "adding the round's rows": ("cumtime", ("add_rules", "add_rule")),
+}
+
+
+def lp_breakdown(make, X, y):
+    "One whole fit under cProfile: the LP's seconds by part, the rest of the LP (Python around them) last."
+    prof, est = cProfile.Profile(), make()
+    prof.enable(); est.fit(X, y); prof.disable()
+    stats = pstats.Stats(prof).stats        # {(file, line, name): (calls, ncalls, tottime, cumtime, callers)}
+    parts = {part: sum(v[2 if kind == "tottime" else 3] for k, v in stats.items() if k[2] in names)
+             for part, (kind, names) in _LP_PARTS.items()}
+    parts["rest of the LP (Python)"] = est.lp_seconds_ - sum(parts.values())
+    return est.lp_seconds_, parts
 
 
 @contextmanager
@@ -348,7 +374,7 @@ def pivot_floor(X, y, rounds, nu, seed, perturb):
     fits = {"rmboost": (f"K={2 * rounds}", lambda **kw: RMBoostClassifier(**PAPER_SETTINGS, n_estimators=2 * rounds, random_state=seed, **kw)),
             "lpboost": (f"nu={nu:g}", lambda **kw: LPBoostClassifier(nu=nu, n_estimators=rounds, base_learner=tree,
                                                                      tol=0.0, random_state=seed))}
-    paths, floors = [], []
+    paths, floors, profiles = [], [], []
     sizes = np.unique(np.r_[np.arange(8, 64, 8), np.arange(64, 2 * rounds + 17, 16)])   # t ≤ rules + 1
     basis_s, row_s = per_pivot_seconds(len(y), sizes)
     for master, (setting, make) in fits.items():
@@ -367,14 +393,22 @@ def pivot_floor(X, y, rounds, nu, seed, perturb):
         _, piv, _ = replay(master, H, y, nu, sizes=rs, pricing=pp)
         assert piv.sum() == est.lp_iterations_ == len(pp), "the replay left the fit's pivot path"
         t = np.array(rs)[:, 0][np.repeat(np.arange(len(piv)), piv)]   # the rows t at each pivot
-        frac, s = np.array(pp).T
+        frac, s, t_seen, dse_pass = np.array(pp).T
+        assert np.array_equal(t_seen, t), "the replay's rows per pivot disagree with its sizes per round"
         basis, row = np.interp(s, sizes, basis_s), np.interp(t, sizes, row_s)
+        basis_txt = np.interp(t, sizes, basis_s)
         floors.append(dict(master=master, setting=setting, pivots=int(piv.sum()), lp_s=est.lp_seconds_,
                            learner_s=est.learner_seconds_, pivot_row_s=row.sum(), pruned_share=float(np.mean(frac)),
                            pivot_row_pruned_s=float(row @ np.asarray(frac)),
-                           basis_txt_s=float(np.interp(t, sizes, basis_s).sum()), basis_core_s=basis.sum(),
+                           basis_txt_s=float(basis_txt.sum()), basis_core_s=basis.sum(),
                            floor_s=float(basis.sum() + row @ np.asarray(frac))))
-    return paths, floors, pd.DataFrame(dict(t=sizes, basis_us=basis_s * 1e6, pivot_row_us=row_s * 1e6))
+        # the profile: where the default path's LP seconds go, and what the compiled pivots' work should cost
+        lp_s, parts = lp_breakdown(make, X, y)
+        profiles.append(dict(master=master, setting=setting, lp_s=lp_s, **parts,
+                             model_full_row_s=row.sum(), model_two_passes_s=float(basis_txt.sum()),
+                             model_dse_pass_s=float(basis_txt @ dse_pass) / 2, dse_pass_share=float(dse_pass.mean()),
+                             floor_s=floors[-1]["floor_s"]))
+    return paths, floors, pd.DataFrame(dict(t=sizes, basis_us=basis_s * 1e6, pivot_row_us=row_s * 1e6)), profiles
 
 
 # ---------------------------------------------------------------------------------------------- against another commit
@@ -582,7 +616,7 @@ def main(argv=None):
         print(pd.DataFrame(learner_old_vs_new(args.learner_data, args.rounds, args.seed, args.repeats)).to_string(
             index=False, float_format=lambda v: f"{v:.3g}"))
     if args.floor:
-        paths, floors, costs = pivot_floor(X, y, args.rounds, args.nu, args.seed, args.perturb)
+        paths, floors, costs, profiles = pivot_floor(X, y, args.rounds, args.nu, args.seed, args.perturb)
         fmt = lambda v: f"{v:.3g}"
         print(f"\nseconds a pivot spends at basis size t (n = {len(y)}): two passes over B^-1, and the pivot row over t x n:")
         print(costs.iloc[::4].to_string(index=False, float_format=fmt))
@@ -591,6 +625,11 @@ def main(argv=None):
         print("\nthe floor on the default path (seconds; floor_s = the pruned pivot row + two passes over an s x s core "
               "inverse, s = basic structural columns at each pivot):")
         print(pd.DataFrame(floors).to_string(index=False, float_format=fmt))
+        print("\nthe profile (seconds): one more fit of each under cProfile, its LP seconds by part; then what the compiled "
+              "pivots' work should cost at the measured unit costs: the full pivot row over t x n, the two passes over "
+              "the t x t B^-1, and the steepest-edge pass over B^-1 (taken at dse_pass_share of the pivots); the floor "
+              "as above:")
+        print(pd.DataFrame(profiles).set_index(["master", "setting"]).T.to_string(float_format=fmt))
     if args.accuracy_seeds:
         print(f"\ntest accuracy, old vs new learner ({args.accuracy_seeds} seeds, 70/30 splits, K = {args.rounds}):")
         print(pd.DataFrame([accuracy_old_vs_new(d, args.rounds, args.accuracy_seeds) for d in args.learner_data or [args.data]])
