@@ -70,9 +70,13 @@ from threadpoolctl import threadpool_limits
 from _common import warm_up_rmboost
 from robust_ref.datasets import load_dataset
 from robust_ref.learners import TreeLearner
-import robust_ref.master_lp as lp_module   # the dense dual simplex and its pivot kernel live here
+try: import robust_ref.master_lp as lp_module   # the dense dual simplex and its pivot kernel live here
+except ImportError: import robust_ref.lp as lp_module   # --against an older commit: they lived in robust_ref.lp
 from robust_ref.lp import DenseDualSimplex, LPBoostClassifier, LPBoostMaster, MasterLP
-from robust_ref.rmboost import PAPER_SETTINGS, RMBoostClassifier, RMBoostMaster
+import robust_ref.rmboost as _rmboost
+from robust_ref.rmboost import RMBoostClassifier, RMBoostMaster
+# --against a commit from before `dual` existed: its RMBoost had only the vertex duals, and resampled by default
+PAPER_SETTINGS = getattr(_rmboost, "PAPER_SETTINGS", {"resample": True})
 
 
 
