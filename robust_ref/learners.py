@@ -16,8 +16,8 @@ from .core import check_features, as_generator, fixed_log, fixed_log1p
 from .tree_builder import RegressionTreeBuilder, Tree, TreeBuilder, check_tree_method, make_tree_builder
 
 # %% auto #0
-__all__ = ['FEATURE_THRESHOLD_SKLEARN', 'TIE_RTOL', 'Rule', 'Stump', 'RealStump', 'ConstantRule', 'half_logit', 'TreeRule',
-           'StumpSearch', 'rule_matrix', 'stump_pool', 'check_rule_values', 'StumpLearner', 'TreeLearner',
+__all__ = ['FEATURE_THRESHOLD_SKLEARN', 'TIE_RTOL', 'STUMP_BLOCK', 'Rule', 'Stump', 'RealStump', 'ConstantRule', 'half_logit',
+           'TreeRule', 'StumpSearch', 'rule_matrix', 'stump_pool', 'check_rule_values', 'StumpLearner', 'TreeLearner',
            'make_weak_learner']
 
 # %% ../nbs/04_learners.ipynb #c8ba8fbb
@@ -110,10 +110,15 @@ class TreeRule(Rule):
 # %% ../nbs/04_learners.ipynb #b5c84fc2
 FEATURE_THRESHOLD_SKLEARN = 1e-7  # scikit-learn's trees never split between values closer than this
 TIE_RTOL = 1e-12                   # scores this close (relative to the weights' scale) are ties
+STUMP_BLOCK = 1 << 20              # entries per array when StumpSearch forms its arrays a block of features at a time (8 MiB)
+
 
 # %% ../nbs/04_learners.ipynb #c2996d84
 class StumpSearch:
     """Presorted feature index of `X` (built once per fit): finds the best stump for any weights in O(n·d).
+
+    Every per-round array is formed one block of features at a time (`blocks`: at most `STUMP_BLOCK` entries per
+    array, so all features at once below that size). Only the (d, n−1) score of the criterion is held whole.
 
     Attributes
     ----------
@@ -122,6 +127,7 @@ class StumpSearch:
     order : ndarray (n, d), the sample indices that sort each feature (stable sort).
     valid : ndarray of bool (d, n−1), a split exists after sorted position k; `n_splits` counts them.
     thresholds : ndarray (d, n−1), the midpoints between consecutive sorted values.
+    blocks : list of slices, the blocks of features the arrays are formed in.
     """
     def __init__(self, X, # (n_samples, n_features) training features
                  min_gap: float = 0.0): # split only between sorted values differing by more than this (1e-7 mimics scikit-learn)
@@ -129,21 +135,32 @@ class StumpSearch:
         if not (isinstance(min_gap, numbers.Real) and min_gap >= 0):
             raise ValueError(f"min_gap must be a number ≥ 0; got {min_gap!r}.")
         self.X, self.min_gap = X, float(min_gap)
-        self.n_samples, self.n_features = X.shape
-        self.order = np.argsort(X, axis=0, kind="stable")          # (n, d): sample indices, ascending per feature
-        xs = np.take_along_axis(X, self.order, axis=0)
-        self.valid = (xs[1:] > xs[:-1] + self.min_gap).T            # (d, n-1): a split exists after sorted position k
-        self.thresholds = (xs[:-1] / 2.0 + xs[1:] / 2.0).T          # (d, n-1): midpoints
+        self.n_samples, self.n_features = n, d = X.shape
+        step = max(1, STUMP_BLOCK // max(n, 1))
+        self.blocks = [slice(j, min(j + step, d)) for j in range(0, d, step)]
+        self.order = np.empty((n, d), dtype=np.intp)                # (n, d): sample indices, ascending per feature
+        self.valid = self._scratch(dtype=bool)                      # (d, n-1): a split exists after sorted position k
+        self.thresholds = self._scratch()                           # (d, n-1): midpoints
+        for b in self.blocks:
+            self.order[:, b] = o = np.argsort(X[:, b], axis=0, kind="stable")
+            xs = np.take_along_axis(X[:, b], o, axis=0)
+            self.valid[b] = (xs[1:] > xs[:-1] + self.min_gap).T
+            self.thresholds[b] = (xs[:-1] / 2.0 + xs[1:] / 2.0).T
         self.n_splits = int(self.valid.sum())
 
-    def _left_sums(self, v) -> np.ndarray:
-        "Cumulative sums of per-sample values `v` in each feature's sorted order, (d, n-1): the left-child totals."
-        return np.cumsum(v[self.order], axis=0)[:-1].T
+    def _scratch(self, dtype=np.float64) -> np.ndarray:
+        "An empty (d, n−1) array laid out as the cumulative sums are (the transpose of (n−1, d)), so that they combine fast."
+        return np.empty((max(self.n_samples - 1, 0), self.n_features), dtype=dtype).T
 
-    def _left_and_total(self, v) -> tuple[np.ndarray, np.ndarray]:
-        "`_left_sums(v)` and each feature's own total, (d, 1), from the same cumulative sum (so total − left is exact at 0)."
-        c = np.cumsum(v[self.order], axis=0).T
+    def _left_sums(self, v, b=slice(None)) -> np.ndarray:
+        "Cumulative sums of per-sample values `v` in each sorted order of the features `b`, (|b|, n-1): left-child totals."
+        return np.cumsum(v[self.order[:, b]], axis=0)[:-1].T
+
+    def _left_and_total(self, v, b=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        "`_left_sums(v, b)` and each feature's own total, (|b|, 1), from the same cumulative sum (total − left is exact at 0)."
+        c = np.cumsum(v[self.order[:, b]], axis=0).T
         return c[:, :-1], c[:, -1:]
+
 
 # %% ../nbs/04_learners.ipynb #12f8755c
 @patch
@@ -163,18 +180,42 @@ def _check_weights(self: StumpSearch, w) -> np.ndarray:
 @patch
 def _argbest(self: StumpSearch, score, scale: float) -> tuple[int, int] | None:
     "(feature, position) of the largest valid score; ties (within TIE_RTOL·scale) go to the lowest feature, then threshold."
-    score = np.where(self.valid, score, -np.inf)
-    if score.size == 0 or not np.isfinite(best := score.max()): return None
-    tied = score >= best - TIE_RTOL * scale                      # rounding-level differences count as ties
-    flat = int(np.argmax(tied))                                  # first True, row-major = feature-major order
-    return divmod(flat, score.shape[1])
+    if score.size == 0: return None
+    blocks = self.blocks
+    first = np.where(self.valid[blocks[0]], score[blocks[0]], -np.inf)      # kept: with one block, formed once
+    masked = lambda i: first if i == 0 else np.where(self.valid[blocks[i]], score[blocks[i]], -np.inf)
+    best = first.max() if len(blocks) == 1 else np.max([masked(i).max() for i in range(len(blocks))])
+    if not np.isfinite(best): return None                                    # NaN stays NaN
+    for i, b in enumerate(blocks):
+        tied = masked(i) >= best - TIE_RTOL * scale              # rounding-level differences count as ties
+        if tied.any():
+            j, k = divmod(int(np.argmax(tied)), score.shape[1])  # first True, row-major = feature-major order
+            return b.start + j, k
+
+@patch
+def _search(self: StumpSearch, parts, score, scale: float):
+    """The best (feature, position) of the criterion, and the criterion's parts at that feature; `(None, None)` if none.
+
+    `parts(b)` forms a block's per-threshold arrays, a tuple of (|b|, n−1) arrays; `score(parts)` the criterion to maximise.
+    Row 0 of the returned parts is the winner's feature."""
+    if len(self.blocks) == 1:                                    # every feature at once: nothing to form twice
+        p = parts(self.blocks[0])
+        best = self._argbest(score(p), scale)
+        return (None, None) if best is None else (best, [q[best[0]:best[0] + 1] for q in p])
+    S = self._scratch()
+    for b in self.blocks: S[b] = score(parts(b))
+    if (best := self._argbest(S, scale)) is None: return None, None
+    return best, parts(slice(best[0], best[0] + 1))              # the same arithmetic, for that feature alone
+
 
 # %% ../nbs/04_learners.ipynb #dc79610e
 @patch
 def edges(self: StumpSearch, u) -> np.ndarray:
     "Edges Σ u_i h(x_i) of every polarity-+1 stump, shape (d, n−1); NaN where no threshold exists."
     u = self._check_vector(u, "u")
-    return np.where(self.valid, u.sum() - 2.0 * self._left_sums(u), np.nan)
+    total, out = u.sum(), self._scratch()
+    for b in self.blocks: out[b] = np.where(self.valid[b], total - 2.0 * self._left_sums(u, b), np.nan)
+    return out
 
 @patch
 def best_stump(self: StumpSearch, u, # signed weights u_i = w_i·y_i (any sign; e.g. LP duals times labels)
@@ -182,14 +223,13 @@ def best_stump(self: StumpSearch, u, # signed weights u_i = w_i·y_i (any sign; 
                ) -> tuple[Rule, float]:
     "The ±1 stump maximising the edge Σ u_i h(x_i); returns `(rule, edge)`."
     u = self._check_vector(u, "u")
-    total = u.sum()
-    e = total - 2.0 * self._left_sums(u)
-    best = self._argbest(np.abs(e), np.abs(u).sum())
-    if best is None or (constants and abs(total) > abs(e[best]) + TIE_RTOL * np.abs(u).sum()):
+    total, scale = u.sum(), np.abs(u).sum()
+    best, at = self._search(lambda b: (total - 2.0 * self._left_sums(u, b),), lambda parts: np.abs(parts[0]), scale)
+    e = None if best is None else at[0][0, best[1]]               # the best edge, signed
+    if best is None or (constants and abs(total) > abs(e) + TIE_RTOL * scale):
         return ConstantRule(1.0 if total >= 0 else -1.0), abs(total)
-    j, k = best
-    pol = 1 if e[j, k] >= 0 else -1
-    return Stump(j, float(self.thresholds[j, k]), pol), abs(float(e[j, k]))
+    return Stump(best[0], float(self.thresholds[best]), 1 if e >= 0 else -1), abs(float(e))
+
 
 # %% ../nbs/04_learners.ipynb #b65b12a0
 @patch
@@ -197,21 +237,26 @@ def best_gini_stump(self: StumpSearch, w, y) -> Rule:
     "The split scikit-learn's `DecisionTreeClassifier(max_depth=1)` picks (weighted Gini), leaves = weighted majority."
     w, y = self._check_weights(w), self._check_vector(y, "y")
     pos = np.where(y > 0, w, 0.0)
-    P, W = self._left_sums(pos), self._left_sums(w)
     Ptot, Wtot = pos.sum(), w.sum()
-    N, Pr, Wr = W - P, Ptot - P, Wtot - W
-    Nr = Wr - Pr
-    with np.errstate(divide="ignore", invalid="ignore"):        # empty-weight children: NaN, never chosen
-        gl = 1.0 - (P * P + N * N) / (W * W)
-        gr = 1.0 - (Pr * Pr + Nr * Nr) / (Wr * Wr)
-        proxy = -Wr * gr - W * gl                               # scikit-learn's proxy_impurity_improvement
-    best = self._argbest(np.where(np.isnan(proxy), -np.inf, proxy), Wtot)
+    def parts(b):
+        P, W = self._left_sums(pos, b), self._left_sums(w, b)
+        N, Pr, Wr = W - P, Ptot - P, Wtot - W
+        return P, N, Pr, Wr - Pr, W, Wr
+    def proxy(parts):                                            # scikit-learn's proxy_impurity_improvement
+        P, N, Pr, Nr, W, Wr = parts
+        with np.errstate(divide="ignore", invalid="ignore"):    # empty-weight children: NaN, never chosen
+            gl = 1.0 - (P * P + N * N) / (W * W)
+            gr = 1.0 - (Pr * Pr + Nr * Nr) / (Wr * Wr)
+            p = -Wr * gr - W * gl
+        return np.where(np.isnan(p), -np.inf, p)
+    best, at = self._search(parts, proxy, Wtot)
     if best is None: return ConstantRule(1.0 if Ptot > Wtot - Ptot else -1.0)
-    j, k = best
-    left = 1.0 if P[j, k] > N[j, k] else -1.0                   # argmax over classes [-1, +1]: ties go to -1
-    right = 1.0 if Pr[j, k] > Nr[j, k] else -1.0
+    (j, k), (P, N, Pr, Nr, _, _) = best, at
+    left = 1.0 if P[0, k] > N[0, k] else -1.0                   # argmax over classes [-1, +1]: ties go to -1
+    right = 1.0 if Pr[0, k] > Nr[0, k] else -1.0
     if left == right: return ConstantRule(left)                  # both leaves vote the same class
     return Stump(j, float(self.thresholds[j, k]), int(right))
+
 
 # %% ../nbs/04_learners.ipynb #803607f6
 @patch
@@ -219,20 +264,21 @@ def best_real_stump(self: StumpSearch, w, y, proba_clip: float = 1e-4) -> RealSt
     "Real AdaBoost's stump: split minimising Z = 2Σ_leaves √(W₊W₋), leaves ½ log-odds of the weighted class share."
     w, y = self._check_weights(w), self._check_vector(y, "y")
     pos = np.where(y > 0, w, 0.0)
+    neg = w - pos
     # Class masses per side from per-class cumulative sums: a pure side has exactly 0 of the other class
     # (a sum of zeros, or a total minus the identical partial sum), so its √(W₊W₋) is exactly 0. Forming
     # W₋ = W − W₊ instead leaves a rounding residue ~1e-18 whose square root (~1e-9) broke ties between
     # equally pure splits (and made weights ≠ repetitions).
-    P, Pt = self._left_and_total(pos)
-    N, Nt = self._left_and_total(w - pos)
-    Pr, Nr = (Pt - P).clip(0), (Nt - N).clip(0)                # cumsums of ≥ 0 terms are monotone: clip is a guard
-    Z = np.sqrt(P * N) + np.sqrt(Pr * Nr)
+    def parts(b):
+        (P, Pt), (N, Nt) = self._left_and_total(pos, b), self._left_and_total(neg, b)
+        return P, N, (Pt - P).clip(0), (Nt - N).clip(0)       # cumsums of ≥ 0 terms are monotone: clip is a guard
+    minus_Z = lambda parts: -(np.sqrt(parts[0] * parts[1]) + np.sqrt(parts[2] * parts[3]))
     Ptot, Wtot = pos.sum(), w.sum()
-    best = self._argbest(-Z, Wtot)
+    best, at = self._search(parts, minus_Z, Wtot)
     if best is None: return ConstantRule(float(half_logit(Ptot / Wtot, proba_clip)))
-    j, k = best
-    pl = P[j, k] / (P[j, k] + N[j, k]) if P[j, k] + N[j, k] > 0 else 0.5
-    pr = Pr[j, k] / (Pr[j, k] + Nr[j, k]) if Pr[j, k] + Nr[j, k] > 0 else 0.5
+    (j, k), (P, N, Pr, Nr) = best, (p[0] for p in at)
+    pl = P[k] / (P[k] + N[k]) if P[k] + N[k] > 0 else 0.5
+    pr = Pr[k] / (Pr[k] + Nr[k]) if Pr[k] + Nr[k] > 0 else 0.5
     return RealStump(j, float(self.thresholds[j, k]), float(half_logit(pl, proba_clip)), float(half_logit(pr, proba_clip)))
 
 @patch
@@ -240,17 +286,21 @@ def best_regression_stump(self: StumpSearch, w, z) -> RealStump | ConstantRule:
     "Weighted least-squares stump for targets `z`: leaves = weighted means, split maximising S_L²/W_L + S_R²/W_R."
     w, z = self._check_weights(w), self._check_vector(z, "z")
     wz = w * z
-    S, W = self._left_sums(wz), self._left_sums(w)
     Stot, Wtot = wz.sum(), w.sum()
-    Sr, Wr = Stot - S, Wtot - W
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.where(W > 0, S * S / W, 0.0) + np.where(Wr > 0, Sr * Sr / Wr, 0.0)
-    best = self._argbest(gain, float(w @ (z * z)))
+    def parts(b):
+        S, W = self._left_sums(wz, b), self._left_sums(w, b)
+        return S, W, Stot - S, Wtot - W
+    def gain(parts):
+        S, W, Sr, Wr = parts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(W > 0, S * S / W, 0.0) + np.where(Wr > 0, Sr * Sr / Wr, 0.0)
+    best, at = self._search(parts, gain, float(w @ (z * z)))
     if best is None: return ConstantRule(float(Stot / Wtot))
-    j, k = best
-    lv = S[j, k] / W[j, k] if W[j, k] > 0 else 0.0
-    rv = Sr[j, k] / Wr[j, k] if Wr[j, k] > 0 else 0.0
+    (j, k), (S, W, Sr, Wr) = best, (p[0] for p in at)
+    lv = S[k] / W[k] if W[k] > 0 else 0.0
+    rv = Sr[k] / Wr[k] if Wr[k] > 0 else 0.0
     return RealStump(j, float(self.thresholds[j, k]), float(lv), float(rv))
+
 
 # %% ../nbs/04_learners.ipynb #8e2d4777
 @patch

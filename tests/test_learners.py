@@ -254,3 +254,30 @@ def test_real_stump_pure_splits_are_exact_ties():
     Z = np.sqrt(P * N) + np.sqrt((Pt - P) * (Nt - N))
     assert Z[0, 3] == 0.0 and Z[1, 3] == 0.0                             # exactly
     assert rule.left_value < 0 < rule.right_value
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_feature_blocks_change_memory_not_answers(seed, monkeypatch):
+    "Arrays formed one feature (or two) at a time: the same stumps as all features at once, and brute force's edge."
+    import robust_ref.learners as learners
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(2, 50)), int(rng.integers(2, 6))
+    X = rng.integers(0, 4, size=(n, d)).astype(float)                # few values: exact ties across features
+    w = rng.integers(0, 4, size=n).astype(float) if seed % 2 else rng.random(n)
+    w[0] += 1.0
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    whole = StumpSearch(X)
+    monkeypatch.setattr(learners, "STUMP_BLOCK", n * (1 + seed % 2))   # one or two features per block
+    split = StumpSearch(X)
+    assert len(whole.blocks) == 1 and len(split.blocks) == -(-d // (1 + seed % 2))
+    for call in (lambda s: s.best_stump(w * y), lambda s: s.best_stump(w * y, constants=True),
+                 lambda s: s.best_gini_stump(w, y), lambda s: s.best_real_stump(w, y),
+                 lambda s: s.best_regression_stump(w, y)):
+        assert call(split) == call(whole)
+    assert np.array_equal(split.edges(w * y), whole.edges(w * y), equal_nan=True)
+    assert (split.order == whole.order).all() and (split.valid == whole.valid).all()
+    assert np.array_equal(split.thresholds, whole.thresholds)
+    if seed % 2:                                                      # integer weights: the brute force is exact
+        rule, edge = split.best_stump(w * y)
+        ref, ref_edge = naive_best_stump(X, w * y)
+        assert edge == ref_edge and (ref_edge == 0 or rule == ref)
