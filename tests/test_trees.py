@@ -504,3 +504,22 @@ def test_parameters_of_other_criteria_are_refused_by_name():
                 make(**kw).fit(X, y)
         assert make(criterion="NE", lam=0.3).fit(X, y).lam_ == 0.3
         assert make(criterion="gce", q=0.2).fit(X, y).criterion_ == "gce"
+
+
+@pytest.mark.parametrize("n_jobs, n_seeds", [(1, 1), (1, 9), (2, 11), (2, 3)])
+def test_ane_tuning_counts_trees_a_batch_at_a_time_with_the_bits_of_whole_forests(n_jobs, n_seeds):
+    "The λ tuning's mean leaf values, summed a batch of trees at a time, equal np.mean over each whole forest bit for bit."
+    from robust_ref.core import spawn_seeds
+    from robust_ref.trees import _builder, _forest_mean_values, _grow_forest, _prepare_fit, _ANE_GRID
+    rng = np.random.default_rng(n_seeds)
+    X = rng.normal(size=(300, 4)); y = (X[:, 0] + rng.normal(scale=0.8, size=300) > 0).astype(int)
+    est = RobustForestClassifier(n_estimators=n_seeds)
+    X, classes, codes, w, crit, params, opts, grid, val = _prepare_fit(est, X, y, None)
+    builder = _builder(X, crit, params, **opts)
+    seeds, rows, Xb, lams = spawn_seeds(7, n_seeds), np.arange(250), X[250:], list(_ANE_GRID)
+    wa = np.where(np.arange(300) < 250, w, 0.0)
+    want = [np.mean([t.value[t.apply(Xb)] for t in forest], axis=0)
+            for forest in _grow_forest(builder, codes, wa, 2, lams, seeds, True, n_jobs, rows)]
+    got = _forest_mean_values(builder, codes, wa, 2, lams, seeds, True, n_jobs, rows, Xb)
+    assert len(got) == len(lams) and all(np.array_equal(a, b) for a, b in zip(got, want))
+    assert not all(np.array_equal(got[0], g) for g in got[1:])                 # the λs grow different forests
