@@ -465,19 +465,20 @@ def _grow_forest(builder, codes, w, K, lams, seeds, bootstrap, n_jobs, rows):
             for chunk in np.array_split(np.asarray(seeds, dtype=object), jobs))
         per_seed = [t for part in parts for t in part]
     return [[ts[j] for ts in per_seed] for j in range(len(lams))]
-def _forest_mean_values(builder, codes, w, K, lams, seeds, bootstrap, n_jobs, rows, Xb):
-    """Per λ of `lams`, the mean over the seeds' trees of their leaf class proportions at `Xb`, shape (len(Xb), K). The
-    trees are grown a few per thread at a time and dropped once counted, their values summed in seed order: the bits of
-    `np.mean` over each whole forest, with one batch of trees in memory instead of every λ's forest."""
-    batch = 4 * max(1, min(effective_n_jobs(n_jobs), len(seeds)))
-    sums = [None] * len(lams)
+
+def _forest_mean_values(grow, seeds, Xb, batch: int):
+    """Per λ, the mean over the seeds' trees of their leaf class proportions at `Xb`, shape (len(Xb), K); `grow(part)`
+    returns one forest per λ for the seeds `part`. The trees are grown `batch` seeds at a time and dropped once counted,
+    their values summed in seed order: the bits of `np.mean` over each whole forest, with one batch of trees in memory
+    instead of every λ's forest."""
+    sums = None
     for start in range(0, len(seeds), batch):
-        forests = _grow_forest(builder, codes, w, K, lams, seeds[start:start + batch], bootstrap, n_jobs, rows)
+        forests = grow(seeds[start:start + batch])
+        if sums is None: sums = [None] * len(forests)
         for j, forest in enumerate(forests):
             for t in forest:
                 v = t.value[t.apply(Xb)]
-                if sums[j] is None: sums[j] = np.array(v, dtype=np.float64)
-                else: sums[j] += v
+                sums[j] = np.array(v, dtype=np.float64) if sums[j] is None else np.add(sums[j], v, out=sums[j])
     return [s / len(seeds) for s in sums]
 
 
@@ -532,12 +533,12 @@ def fit(self: RobustForestClassifier, X, y, sample_weight=None):
     K = len(classes)
     tune_seed, *seeds = spawn_seeds(self.random_state, self.n_estimators + 1)
     builder = _builder(X, crit, params, **opts)                    # X sorted once, for every tree and every λ
-    grow = lambda wa, rows, lams: _grow_forest(builder, codes, wa, K, lams, seeds, self.bootstrap, self.n_jobs, rows)
+    grow = lambda wa, rows, lams, part=seeds: _grow_forest(builder, codes, wa, K, lams, part, self.bootstrap, self.n_jobs, rows)
     self.ane_scores_ = None
     if grid is not None:
         def fit_predict(wa, rows, lams, Xb):                      # every λ's trees in one pass per bootstrap, a batch at a time
-            return [m.argmax(axis=1) for m in _forest_mean_values(builder, codes, wa, K, lams, seeds, self.bootstrap,
-                                                                   self.n_jobs, rows, Xb)]
+            batch = 4 * max(1, min(effective_n_jobs(self.n_jobs), len(seeds)))   # a few trees per thread
+            return [m.argmax(axis=1) for m in _forest_mean_values(lambda part: grow(wa, rows, lams, part), seeds, Xb, batch)]
         lam, self.ane_scores_ = _tune_lambda(fit_predict, X, codes, w, grid, val, tune_seed)
         params = {"lam": lam}
     self.classes_, self.n_classes_ = classes, K

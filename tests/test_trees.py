@@ -520,6 +520,7 @@ def test_ane_tuning_counts_trees_a_batch_at_a_time_with_the_bits_of_whole_forest
     wa = np.where(np.arange(300) < 250, w, 0.0)
     want = [np.mean([t.value[t.apply(Xb)] for t in forest], axis=0)
             for forest in _grow_forest(builder, codes, wa, 2, lams, seeds, True, n_jobs, rows)]
-    got = _forest_mean_values(builder, codes, wa, 2, lams, seeds, True, n_jobs, rows, Xb)
+    grow = lambda part: _grow_forest(builder, codes, wa, 2, lams, part, True, n_jobs, rows)
+    got = _forest_mean_values(grow, seeds, Xb, batch=4 * n_jobs)
     assert len(got) == len(lams) and all(np.array_equal(a, b) for a, b in zip(got, want))
     assert not all(np.array_equal(got[0], g) for g in got[1:])                 # the λs grow different forests
